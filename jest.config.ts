@@ -1,0 +1,16 @@
+import type { Config } from 'jest';
+
+// Test files run in parallel, each on a database of its own (see tests/helpers/test-app.ts);
+// one database server for the whole run is started in tests/global-setup.ts.
+const config: Config = {
+  testEnvironment: 'node',
+  roots: ['<rootDir>/tests'],
+  testMatch: ['**/*.test.ts'],
+  transform: { '^.+\\.ts$': ['ts-jest', { tsconfig: 'tsconfig.json' }] },
+  globalSetup: '<rootDir>/tests/global-setup.ts',
+  globalTeardown: '<rootDir>/tests/global-teardown.ts',
+  testTimeout: 30_000,
+  maxWorkers: process.env.JEST_MAX_WORKERS ?? '50%',
+};
+
+export default config;

@@ -1,0 +1,149 @@
+/**
+ * All configuration, read from the environment once at boot, validated, typed and frozen.
+ * Nothing else in src/ reads process.env. Documented variable by variable in .env.example.
+ */
+import { randomBytes } from 'node:crypto';
+import { z } from 'zod';
+import { parseDurationSeconds } from './duration';
+
+export class ConfigError extends Error {}
+
+const emptyToUndefined = (value: unknown) => (value === '' ? undefined : value);
+const optionalString = z.preprocess(emptyToUndefined, z.string().optional());
+const boolean = (fallback: boolean) =>
+  z.preprocess(emptyToUndefined, z.enum(['true', 'false', '1', '0', 'yes', 'no', 'on', 'off']).optional())
+    .transform((value) => (value === undefined ? fallback : ['true', '1', 'yes', 'on'].includes(value)));
+const integer = (fallback: number, min: number, max = Number.MAX_SAFE_INTEGER) =>
+  z.preprocess(emptyToUndefined, z.coerce.number().int().min(min).max(max).optional())
+    .transform((value) => value ?? fallback);
+const duration = (fallback: string) =>
+  z.preprocess(emptyToUndefined, z.string().optional()).transform((value, ctx) => {
+    const seconds = parseDurationSeconds(value ?? fallback);
+    if (seconds === undefined) {
+      ctx.addIssue({ code: 'custom', message: 'must be a duration such as 900, 90s, 15m, 12h or 7d' });
+      return z.NEVER;
+    }
+    return seconds;
+  });
+const list = z.preprocess(emptyToUndefined, z.string().optional()).transform((value) =>
+  (value ?? '').split(',').map((item) => item.trim()).filter(Boolean),
+);
+
+const environmentSchema = z.object({
+  NODE_ENV: z.preprocess(emptyToUndefined, z.enum(['development', 'test', 'production']).default('development')),
+  PORT: integer(3000, 0, 65535),
+  PUBLIC_URL: z.preprocess(emptyToUndefined, z.url().optional()),
+  MONGODB_URI: optionalString,
+  MONGODB_SERVER_API: boolean(false),
+  JWT_ACCESS_SECRET: optionalString,
+  JWT_REFRESH_SECRET: optionalString,
+  ACCESS_TOKEN_TTL: duration('15m'),
+  REFRESH_TOKEN_TTL: duration('7d'),
+  ADMIN_EMAILS: list,
+  BCRYPT_COST: integer(12, 10, 15),
+  RATE_LIMIT_MAX: integer(60, 1),
+  RATE_LIMIT_WINDOW_MS: integer(60_000, 1000),
+  CORS_ORIGINS: list,
+  TRUST_PROXY: optionalString,
+  LOG_LEVEL: z.preprocess(emptyToUndefined, z.enum(['silent', 'error', 'warn', 'info', 'http', 'debug']).optional()),
+  JSON_BODY_LIMIT: z.preprocess(emptyToUndefined, z.string().default('100kb')),
+});
+
+export type TrustProxy = boolean | number | string[];
+
+export interface Config {
+  env: 'development' | 'test' | 'production';
+  isProduction: boolean;
+  port: number;
+  /** Absolute base URL of the service (e.g. https://api.example.com); derived from each request when unset. */
+  publicUrl?: string;
+  mongodb: { uri?: string; serverApi: boolean };
+  jwt: {
+    accessSecret: string;
+    refreshSecret: string;
+    accessTtlSeconds: number;
+    refreshTtlSeconds: number;
+  };
+  adminEmails: ReadonlySet<string>;
+  bcryptCost: number;
+  rateLimit: { max: number; windowMs: number };
+  corsOrigins: readonly string[];
+  trustProxy: TrustProxy;
+  logLevel: string;
+  jsonBodyLimit: string;
+}
+
+export interface LoadedConfig {
+  config: Config;
+  /** Things the operator must hear about at start (generated development secrets). */
+  warnings: string[];
+}
+
+function parseTrustProxy(value: string | undefined): TrustProxy {
+  if (value === undefined || ['false', 'off', '0', 'no'].includes(value.toLowerCase())) return false;
+  if (['true', 'on', 'yes'].includes(value.toLowerCase())) return true;
+  if (/^\d+$/.test(value)) return Number(value);
+  return value.split(',').map((item) => item.trim()).filter(Boolean);
+}
+
+const MIN_SECRET_LENGTH = 32;
+
+function resolveSecret(name: string, value: string | undefined, isProduction: boolean, warnings: string[]): string {
+  if (value !== undefined) {
+    if (value.length < MIN_SECRET_LENGTH) throw new ConfigError(`${name} must be at least ${MIN_SECRET_LENGTH} characters long`);
+    return value;
+  }
+  if (isProduction) throw new ConfigError(`${name} is required when NODE_ENV=production`);
+  warnings.push(
+    `!!! ${name} is not set: generated a random one for this process only. ` +
+      'Tokens will not survive a restart and will not work across instances. Set it in .env for anything but local development. !!!',
+  );
+  return randomBytes(48).toString('base64url');
+}
+
+/** Reads and validates the environment. Throws ConfigError with one line naming the variable. */
+export function loadConfig(environment: NodeJS.ProcessEnv = process.env): LoadedConfig {
+  const parsed = environmentSchema.safeParse(environment);
+  if (!parsed.success) {
+    const issue = parsed.error.issues[0];
+    throw new ConfigError(`${issue.path.join('.')}: ${issue.message}`);
+  }
+  const env = parsed.data;
+  const isProduction = env.NODE_ENV === 'production';
+  const warnings: string[] = [];
+
+  if (isProduction && !env.MONGODB_URI) throw new ConfigError('MONGODB_URI is required when NODE_ENV=production');
+  const accessSecret = resolveSecret('JWT_ACCESS_SECRET', env.JWT_ACCESS_SECRET, isProduction, warnings);
+  const refreshSecret = resolveSecret('JWT_REFRESH_SECRET', env.JWT_REFRESH_SECRET, isProduction, warnings);
+  if (accessSecret === refreshSecret) throw new ConfigError('JWT_ACCESS_SECRET and JWT_REFRESH_SECRET must differ');
+
+  const config: Config = {
+    env: env.NODE_ENV,
+    isProduction,
+    port: env.PORT,
+    publicUrl: env.PUBLIC_URL?.replace(/\/+$/, ''),
+    mongodb: { uri: env.MONGODB_URI, serverApi: env.MONGODB_SERVER_API },
+    jwt: {
+      accessSecret,
+      refreshSecret,
+      accessTtlSeconds: env.ACCESS_TOKEN_TTL,
+      refreshTtlSeconds: env.REFRESH_TOKEN_TTL,
+    },
+    adminEmails: new Set(env.ADMIN_EMAILS.map((email) => email.toLowerCase())),
+    bcryptCost: env.BCRYPT_COST,
+    rateLimit: { max: env.RATE_LIMIT_MAX, windowMs: env.RATE_LIMIT_WINDOW_MS },
+    corsOrigins: env.CORS_ORIGINS,
+    trustProxy: parseTrustProxy(env.TRUST_PROXY),
+    logLevel: env.LOG_LEVEL ?? (env.NODE_ENV === 'test' ? 'silent' : 'info'),
+    jsonBodyLimit: env.JSON_BODY_LIMIT,
+  };
+  return { config: deepFreeze(config), warnings };
+}
+
+function deepFreeze<T>(value: T): T {
+  if (value && typeof value === 'object' && !(value instanceof Set)) {
+    Object.values(value).forEach(deepFreeze);
+    Object.freeze(value);
+  }
+  return value;
+}

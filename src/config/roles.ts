@@ -1,0 +1,16 @@
+/**
+ * Permissions as data: routes ask for a right, and this table says which roles hold it.
+ */
+import type { Role } from '../models/user.model';
+
+export const RIGHTS = ['users:manage', 'blogs:manage', 'blogs:read-drafts', 'comments:moderate'] as const;
+export type Right = (typeof RIGHTS)[number];
+
+const roleRights: Record<Role, readonly Right[]> = {
+  user: [],
+  admin: ['users:manage', 'blogs:manage', 'blogs:read-drafts', 'comments:moderate'],
+};
+
+export function roleHasRight(role: Role, right: Right): boolean {
+  return roleRights[role].includes(right);
+}

@@ -1,0 +1,78 @@
+/** /auth: register, login, refresh and logout. The refresh token travels only in its cookie. */
+import type { CookieOptions, Request, Response } from 'express';
+import { matchedData } from 'express-validator';
+import type { Config } from '../../config';
+import { AuthenticationError, AuthorizationError, NotFound, RequestValidationError } from '../../errors/http-errors';
+import { currentUser } from '../../middlewares/authenticate';
+import type { Role, UserDocument } from '../../models/user.model';
+import type { IssuedSession, SessionService } from '../../services/session.service';
+import type { UserService } from '../../services/user.service';
+
+export const REFRESH_COOKIE = 'refreshToken';
+/** The cookie goes only to the auth routes, the only ones that read it. */
+export const REFRESH_COOKIE_PATH = '/api/v1/auth';
+
+interface AuthControllerDeps {
+  config: Config;
+  sessions: SessionService;
+  users: UserService;
+}
+
+export function createAuthController({ config, sessions, users }: AuthControllerDeps) {
+  const cookieOptions: CookieOptions = {
+    httpOnly: true,
+    secure: config.isProduction,
+    sameSite: 'strict',
+    path: REFRESH_COOKIE_PATH,
+  };
+
+  function sendLogin(res: Response, status: number, user: UserDocument, issued: IssuedSession) {
+    res.cookie(REFRESH_COOKIE, issued.refreshToken, { ...cookieOptions, maxAge: config.jwt.refreshTtlSeconds * 1000 });
+    res.status(status).json({ accessToken: issued.accessToken, user });
+  }
+
+  return {
+    async register(req: Request, res: Response) {
+      const { email, password, role = 'user' } = matchedData<{ email: string; password: string; role?: Role }>(req);
+      if (role === 'admin' && !config.adminEmails.has(email)) {
+        throw new AuthorizationError('This email may not register as an admin');
+      }
+      const user = await users.createUser({ email, password, role });
+      sendLogin(res, 201, user, await sessions.openSession(user._id));
+    },
+
+    async login(req: Request, res: Response) {
+      const { email, password } = matchedData<{ email: string; password: string }>(req);
+      const user = await users.findUserByEmailWithPassword(email);
+      if (!user) throw new NotFound('User not found');
+      if (!(await users.passwordMatches(user, password))) {
+        throw RequestValidationError.forField('password', 'Email or password is incorrect');
+      }
+      sendLogin(res, 200, user, await sessions.openSession(user._id));
+    },
+
+    async refreshToken(req: Request, res: Response) {
+      const session = await sessions.findSessionOfRefreshToken(req.cookies[REFRESH_COOKIE]);
+      if (!session) throw new AuthenticationError('Refresh token is invalid or expired');
+      res.json({ accessToken: sessions.refreshAccessToken(session) });
+    },
+
+    async logout(req: Request, res: Response) {
+      const session = await sessions.findSessionOfRefreshToken(req.cookies[REFRESH_COOKIE]);
+      if (!session || !session.user.equals(currentUser(req)._id)) {
+        throw new AuthenticationError('Refresh token is invalid or expired');
+      }
+      await sessions.closeSession(session._id);
+      res.clearCookie(REFRESH_COOKIE, cookieOptions);
+      res.json({ message: 'Logged out successfully' });
+    },
+  };
+}
+
+/** A missing refresh cookie is an authentication failure (401), not a validation error. */
+export function requireRefreshCookie(req: Request, _res: Response, next: () => void): void {
+  if (typeof req.cookies?.[REFRESH_COOKIE] !== 'string' || req.cookies[REFRESH_COOKIE] === '') {
+    throw new AuthenticationError('Refresh token required');
+  }
+  next();
+}

@@ -1,0 +1,84 @@
+/**
+ * The error family of the API. Each class is named for a `code` of the interface spec,
+ * so a controller throws `new NotFound('Blog not found')` and the error handler
+ * turns it into `404 {code: "NotFound", message}`.
+ */
+export abstract class HttpError extends Error {
+  abstract readonly status: number;
+  abstract readonly code: string;
+
+  constructor(message: string) {
+    super(message);
+    this.name = new.target.name;
+  }
+
+  /** The JSON body the client receives. */
+  body(): Record<string, unknown> {
+    return { code: this.code, message: this.message };
+  }
+}
+
+export class BadRequest extends HttpError {
+  readonly status = 400;
+  readonly code = 'BadRequest';
+}
+
+export class AuthenticationError extends HttpError {
+  readonly status = 401;
+  readonly code = 'AuthenticationError';
+}
+
+export class AuthorizationError extends HttpError {
+  readonly status = 403;
+  readonly code = 'AuthorizationError';
+}
+
+export class NotFound extends HttpError {
+  readonly status = 404;
+  readonly code = 'NotFound';
+}
+
+/** 413: the spec gives an oversized upload the code `ValidationError` with a message. */
+export class PayloadTooLarge extends HttpError {
+  readonly status = 413;
+  readonly code = 'ValidationError';
+}
+
+export class UnsupportedMediaType extends HttpError {
+  readonly status = 415;
+  readonly code = 'BadRequest';
+}
+
+/** A dependency of ours (media storage) failed; the client may retry later. */
+export class BadGateway extends HttpError {
+  readonly status = 502;
+  readonly code = 'ServerError';
+}
+
+/** One field error, exactly as express-validator's `mapped()` gives it. */
+export interface FieldError {
+  type: string;
+  value: string;
+  msg: string;
+  path: string;
+  location: string;
+}
+
+/** 400 `{code: "ValidationError", errors: {<field>: FieldError}}`. */
+export class RequestValidationError extends HttpError {
+  readonly status = 400;
+  readonly code = 'ValidationError';
+
+  constructor(readonly errors: Record<string, FieldError>) {
+    super('Validation failed');
+  }
+
+  /** A single-field error raised outside express-validator (a duplicate key, a bad file). */
+  static forField(path: string, msg: string, location = 'body', value = ''): RequestValidationError {
+    return new RequestValidationError({ [path]: { type: 'field', value, msg, path, location } });
+  }
+
+  override body(): Record<string, unknown> {
+    return { code: this.code, errors: this.errors };
+  }
+}

@@ -1,0 +1,29 @@
+/**
+ * JSON Web Tokens, signed and verified with one pinned algorithm (HS256), so neither
+ * `alg: none` nor a token signed with another algorithm is ever accepted.
+ */
+import jwt from 'jsonwebtoken';
+
+const ALGORITHM = 'HS256';
+
+export interface TokenClaims {
+  /** user id */
+  sub: string;
+  /** session id */
+  sid: string;
+}
+
+export function signToken(claims: TokenClaims, secret: string, ttlSeconds: number): string {
+  return jwt.sign({ sid: claims.sid }, secret, { algorithm: ALGORITHM, subject: claims.sub, expiresIn: ttlSeconds });
+}
+
+/** Returns the claims of a valid, unexpired token, or undefined for anything else. */
+export function verifyToken(token: string, secret: string): TokenClaims | undefined {
+  try {
+    const payload = jwt.verify(token, secret, { algorithms: [ALGORITHM] });
+    if (typeof payload !== 'object' || typeof payload.sub !== 'string' || typeof payload.sid !== 'string') return undefined;
+    return { sub: payload.sub, sid: payload.sid };
+  } catch {
+    return undefined;
+  }
+}

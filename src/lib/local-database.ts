@@ -1,0 +1,151 @@
+/**
+ * Decides which database an instance without MONGODB_URI uses (development `npm start` and `npm test`):
+ *   1. mongodb-memory-server, when it can get a real MongoDB binary (cached or downloaded, one attempt);
+ *   2. otherwise the offline stand-in mongo-java-server (tools/mongo-standin), when `java` and `mvn` exist;
+ *   3. otherwise one clear error asking for MONGODB_URI.
+ * `persistent` keeps data under .data/ across restarts (npm start); tests use memory only.
+ */
+import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
+import { existsSync, mkdirSync, readFileSync } from 'node:fs';
+import path from 'node:path';
+import { createInterface } from 'node:readline';
+
+export interface LocalDatabase {
+  uri: string;
+  /** Human-readable name of what was started, for the log. */
+  kind: string;
+  stop(): Promise<void>;
+}
+
+export interface LocalDatabaseOptions {
+  persistent: boolean;
+  log: (message: string) => void;
+}
+
+const PROJECT_ROOT = path.resolve(__dirname, '..', '..');
+const DATA_DIR = path.join(PROJECT_ROOT, '.data');
+const STANDIN_DIR = path.join(PROJECT_ROOT, 'tools', 'mongo-standin');
+const STANDIN_CLASSPATH = path.join(STANDIN_DIR, 'target', 'classpath.txt');
+const STANDIN_START_TIMEOUT_MS = 60_000;
+
+export class NoLocalDatabaseError extends Error {}
+
+export async function startLocalDatabase(options: LocalDatabaseOptions): Promise<LocalDatabase> {
+  const memoryServer = await startMemoryServer(options);
+  if (memoryServer) return memoryServer;
+  if (commandExists('java') && commandExists('mvn')) return startStandIn(options);
+  throw new NoLocalDatabaseError(
+    'No database: set MONGODB_URI (no MongoDB binary could be downloaded, and java/mvn for the offline stand-in are missing)',
+  );
+}
+
+async function startMemoryServer({ persistent, log }: LocalDatabaseOptions): Promise<LocalDatabase | undefined> {
+  // One download attempt, not three with back-off: offline machines fall through to the stand-in quickly.
+  process.env.MONGOMS_MAX_RETRIES ??= '1';
+  let memoryServerModule: typeof import('mongodb-memory-server');
+  try {
+    memoryServerModule = await import('mongodb-memory-server');
+  } catch {
+    return undefined; // installed without dev dependencies
+  }
+  try {
+    // Find or download the binary first: this fails quietly, where create() would print a stack trace.
+    await memoryServerModule.MongoBinary.getPath();
+    const dbPath = path.join(DATA_DIR, 'mongodb');
+    if (persistent) mkdirSync(dbPath, { recursive: true });
+    const server = await memoryServerModule.MongoMemoryServer.create({
+      instance: persistent ? { dbPath, storageEngine: 'wiredTiger' } : {},
+    });
+    return {
+      uri: server.getUri(),
+      kind: `mongodb-memory-server (MongoDB ${server.opts.binary?.version ?? 'default'}${persistent ? `, data in ${dbPath}` : ', in memory'})`,
+      stop: async () => {
+        await server.stop({ doCleanup: !persistent });
+      },
+    };
+  } catch (error) {
+    log(`mongodb-memory-server unavailable (${firstLine(error)}); trying the offline stand-in`);
+    return undefined;
+  }
+}
+
+function commandExists(command: string): boolean {
+  const result = spawnSync(command, ['-version'], { stdio: 'ignore' });
+  return !result.error;
+}
+
+/** Resolves the stand-in's jar classpath with Maven once; later starts read the cached list. */
+export function resolveStandInClasspath(): string {
+  if (!existsSync(STANDIN_CLASSPATH)) {
+    const result = spawnSync(
+      'mvn',
+      ['-q', '-B', '-f', path.join(STANDIN_DIR, 'pom.xml'), 'dependency:build-classpath', `-Dmdep.outputFile=${STANDIN_CLASSPATH}`],
+      { encoding: 'utf8', timeout: 5 * 60_000 },
+    );
+    if (result.status !== 0 || !existsSync(STANDIN_CLASSPATH)) {
+      throw new Error(`mvn could not resolve the stand-in's classpath: ${(result.stderr || result.stdout || '').trim().slice(0, 500)}`);
+    }
+  }
+  return readFileSync(STANDIN_CLASSPATH, 'utf8').trim();
+}
+
+async function startStandIn({ persistent }: LocalDatabaseOptions): Promise<LocalDatabase> {
+  const classpath = resolveStandInClasspath();
+  const args = ['-cp', classpath, path.join(STANDIN_DIR, 'Launcher.java'), '0'];
+  let description = 'in memory';
+  if (persistent) {
+    mkdirSync(DATA_DIR, { recursive: true });
+    const file = path.join(DATA_DIR, 'mongo-standin.h2');
+    args.push(file);
+    description = `data in ${file}`;
+  }
+  const child = spawn('java', args, { stdio: ['pipe', 'pipe', 'pipe'] });
+  const port = await waitForListening(child);
+  return {
+    uri: `mongodb://127.0.0.1:${port}/`,
+    kind: `offline stand-in mongo-java-server (${description})`,
+    stop: () => stopChild(child),
+  };
+
+  function waitForListening(process: ChildProcess): Promise<number> {
+    return new Promise((resolve, reject) => {
+      const stderr: string[] = [];
+      const timer = setTimeout(() => {
+        process.kill('SIGKILL');
+        reject(new Error(`the stand-in did not start within ${STANDIN_START_TIMEOUT_MS} ms: ${stderr.join('\n').slice(-500)}`));
+      }, STANDIN_START_TIMEOUT_MS);
+      // The stand-in's own log is chatty (a line per dropped client); it is kept only to explain a failed start.
+      createInterface({ input: process.stderr! }).on('line', (line) => {
+        stderr.push(line);
+        if (stderr.length > 50) stderr.shift();
+      });
+      createInterface({ input: process.stdout! }).on('line', (line) => {
+        const match = /listening on [^:]+:(\d+)/.exec(line);
+        if (match) {
+          clearTimeout(timer);
+          resolve(Number(match[1]));
+        }
+      });
+      process.once('exit', (code) => {
+        clearTimeout(timer);
+        reject(new Error(`the stand-in exited with code ${code}: ${stderr.join('\n').slice(-500)}`));
+      });
+    });
+  }
+}
+
+function stopChild(child: ChildProcess): Promise<void> {
+  if (child.exitCode !== null) return Promise.resolve();
+  return new Promise((resolve) => {
+    const timer = setTimeout(() => child.kill('SIGKILL'), 10_000);
+    child.once('exit', () => {
+      clearTimeout(timer);
+      resolve();
+    });
+    child.kill('SIGTERM');
+  });
+}
+
+function firstLine(error: unknown): string {
+  return (error instanceof Error ? error.message : String(error)).split('\n')[0].slice(0, 200);
+}

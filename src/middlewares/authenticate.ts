@@ -1,0 +1,29 @@
+/**
+ * Bearer authentication: the access token must verify (HS256, access secret, unexpired), its session
+ * must still exist (not logged out, not ended by a password change) and its user must still exist.
+ */
+import type { NextFunction, Request, Response } from 'express';
+import { AuthenticationError } from '../errors/http-errors';
+import { UserModel } from '../models/user.model';
+import type { SessionService } from '../services/session.service';
+
+const BEARER = /^Bearer ([A-Za-z0-9_-]+\.[A-Za-z0-9_-]*\.[A-Za-z0-9_-]*)$/;
+
+export function authenticate(sessions: SessionService) {
+  return async (req: Request, _res: Response, next: NextFunction) => {
+    const match = BEARER.exec(req.get('authorization') ?? '');
+    if (!match) throw new AuthenticationError('Access token required');
+    const session = await sessions.findSessionOfAccessToken(match[1]);
+    const user = session && (await UserModel.findById(session.user));
+    if (!session || !user) throw new AuthenticationError('Access token is invalid or expired');
+    req.user = user;
+    req.sessionId = session._id;
+    next();
+  };
+}
+
+/** The signed-in user of a request that passed authenticate(). */
+export function currentUser(req: Request) {
+  if (!req.user) throw new AuthenticationError('Access token required');
+  return req.user;
+}

@@ -1,0 +1,73 @@
+/**
+ * The one place errors become responses. Our own HttpErrors carry their status and body; errors of
+ * libraries (body parser, Mongoose, MongoDB, multer) are translated; anything else is a 500 whose
+ * details go to the log, never to the client.
+ */
+import type { NextFunction, Request, Response } from 'express';
+import mongoose from 'mongoose';
+import { BadRequest, HttpError, NotFound, PayloadTooLarge, RequestValidationError, UnsupportedMediaType } from '../errors/http-errors';
+import type { Logger } from '../lib/logger';
+import { duplicateKeyField } from '../lib/mongo-errors';
+
+/** Errors raised by body-parser carry a `type` naming what went wrong. */
+interface BodyParserError {
+  type: string;
+  status?: number;
+}
+
+const isBodyParserError = (error: unknown): error is BodyParserError =>
+  typeof error === 'object' && error !== null && typeof (error as BodyParserError).type === 'string' && 'expose' in error;
+
+/** Translates a thrown value into an HttpError when it is the client's fault; undefined otherwise. */
+export function toHttpError(error: unknown): HttpError | undefined {
+  if (error instanceof HttpError) return error;
+  if (isBodyParserError(error)) {
+    switch (error.type) {
+      case 'entity.parse.failed':
+        return new BadRequest('Request body is not valid JSON');
+      case 'entity.too.large':
+        return new PayloadTooLarge('Request body is too large');
+      case 'encoding.unsupported':
+      case 'charset.unsupported':
+        return new UnsupportedMediaType('Unsupported request body encoding');
+      case 'request.aborted':
+      case 'request.size.invalid':
+      case 'stream.encoding.set':
+        return new BadRequest('Request body could not be read');
+    }
+  }
+  if (error instanceof mongoose.Error.CastError) return new BadRequest(`Invalid value for ${error.path}`);
+  if (error instanceof mongoose.Error.ValidationError) {
+    const [path, detail] = Object.entries(error.errors)[0];
+    return RequestValidationError.forField(path, detail.message);
+  }
+  const duplicateField = duplicateKeyField(error);
+  if (duplicateField) return RequestValidationError.forField(duplicateField, `This ${duplicateField} is already in use`);
+  return undefined;
+}
+
+export function notFoundHandler(req: Request): never {
+  throw new NotFound(`Route ${req.method} ${req.path} not found`);
+}
+
+export function errorHandler(logger: Logger) {
+  // Express recognises error middleware by its four parameters.
+  return (error: unknown, req: Request, res: Response, _next: NextFunction): void => {
+    const httpError = toHttpError(error);
+    if (res.headersSent) {
+      logger.error('error after the response started', { method: req.method, path: req.path, error: describe(error) });
+      req.socket.destroy();
+      return;
+    }
+    if (httpError) {
+      res.status(httpError.status).json(httpError.body());
+      return;
+    }
+    logger.error('unexpected error', { method: req.method, path: req.path, error: describe(error) });
+    res.status(500).json({ code: 'ServerError', message: 'Internal server error' });
+  };
+}
+
+function describe(error: unknown) {
+  return error instanceof Error ? { name: error.name, message: error.message, stack: error.stack } : { value: String(error) };
+}

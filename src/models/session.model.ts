@@ -1,0 +1,22 @@
+/**
+ * A login session: one per successful register or login, holding the SHA-256 of its refresh token
+ * (never the token itself). Access tokens name their session (`sid`), so deleting a session ends
+ * both tokens at once: logout, password change and account deletion rely on that.
+ */
+import { Schema, model, type HydratedDocument, type InferSchemaType } from 'mongoose';
+
+const sessionSchema = new Schema(
+  {
+    // index: account deletion and password change remove a user's sessions
+    user: { type: Schema.Types.ObjectId, ref: 'User', required: true, index: true },
+    tokenHash: { type: String, required: true },
+    // TTL index: MongoDB purges expired sessions eventually; the code still checks expiry on every use,
+    // since the purge runs only once a minute (and the offline stand-in does not run it at all)
+    expiresAt: { type: Date, required: true, index: { expireAfterSeconds: 0 } },
+  },
+  { timestamps: { createdAt: true, updatedAt: false } },
+);
+
+export type Session = InferSchemaType<typeof sessionSchema>;
+export type SessionDocument = HydratedDocument<Session>;
+export const SessionModel = model('Session', sessionSchema);

@@ -1,0 +1,49 @@
+/**
+ * A user account. The password hash is stored under `password`, never selected unless asked for,
+ * and never serialised (toJSON drops it).
+ */
+import { Schema, model, type HydratedDocument, type InferSchemaType } from 'mongoose';
+
+export const ROLES = ['admin', 'user'] as const;
+export type Role = (typeof ROLES)[number];
+
+export const SOCIAL_NETWORKS = ['website', 'facebook', 'instagram', 'linkedin', 'x', 'youtube'] as const;
+export type SocialNetwork = (typeof SOCIAL_NETWORKS)[number];
+
+export const USER_LIMITS = { username: 20, email: 50, name: 20, socialLink: 100 } as const;
+
+const socialLinks = Object.fromEntries(
+  SOCIAL_NETWORKS.map((network) => [network, { type: String, maxlength: USER_LIMITS.socialLink }]),
+) as Record<SocialNetwork, { type: StringConstructor; maxlength: number }>;
+
+const userSchema = new Schema(
+  {
+    // unique: login, registration and profile updates look users up by username and email
+    username: { type: String, required: true, unique: true, maxlength: USER_LIMITS.username, trim: true },
+    email: { type: String, required: true, unique: true, maxlength: USER_LIMITS.email, lowercase: true, trim: true },
+    password: { type: String, required: true, select: false },
+    role: { type: String, enum: ROLES, default: 'user', required: true },
+    firstName: { type: String, maxlength: USER_LIMITS.name, trim: true },
+    lastName: { type: String, maxlength: USER_LIMITS.name, trim: true },
+    socialLinks,
+  },
+  {
+    timestamps: true,
+    toJSON: {
+      // keep `socialLinks: {}` for users without links, so clients need no existence check
+      minimize: false,
+      transform: (_document, result: Record<string, unknown>) => {
+        delete result.password;
+        delete result.__v;
+        return result;
+      },
+    },
+  },
+);
+
+// GET /users/ lists newest accounts first
+userSchema.index({ createdAt: -1, _id: -1 });
+
+export type User = InferSchemaType<typeof userSchema>;
+export type UserDocument = HydratedDocument<User>;
+export const UserModel = model('User', userSchema);

@@ -1,0 +1,15 @@
+import { Router } from 'express';
+import { createAuthController, requireRefreshCookie } from '../../controllers/v1/auth.controller';
+import { validate } from '../../middlewares/validate';
+import { loginValidators, refreshCookieValidators, registerValidators } from '../../validators/auth.validators';
+import type { RouteDeps } from './index';
+
+export function authRoutes(deps: RouteDeps): Router {
+  const auth = createAuthController(deps);
+  const router = Router();
+  router.post('/register', registerValidators, validate, auth.register);
+  router.post('/login', loginValidators, validate, auth.login);
+  router.post('/refresh-token', requireRefreshCookie, refreshCookieValidators, validate, auth.refreshToken);
+  router.post('/logout', deps.authenticate, requireRefreshCookie, refreshCookieValidators, validate, auth.logout);
+  return router;
+}

@@ -1,0 +1,24 @@
+/** Every route of /api/v1, one router per resource. */
+import { Router, type RequestHandler } from 'express';
+import type { Config } from '../../config';
+import { createRootController } from '../../controllers/v1/root.controller';
+import type { SessionService } from '../../services/session.service';
+import type { AccountCleanup, UserService } from '../../services/user.service';
+import { authRoutes } from './auth.routes';
+import { userRoutes } from './user.routes';
+
+export interface RouteDeps {
+  config: Config;
+  sessions: SessionService;
+  users: UserService;
+  authenticate: RequestHandler;
+  accountCleanups: readonly AccountCleanup[];
+}
+
+export function v1Routes(deps: RouteDeps): Router {
+  const router = Router();
+  router.get('/', createRootController({ publicUrl: deps.config.publicUrl }).getStatus);
+  router.use('/auth', authRoutes(deps));
+  router.use('/users', userRoutes(deps));
+  return router;
+}

@@ -1,0 +1,107 @@
+/**
+ * Account work that is not HTTP: creating users with a unique generated username,
+ * checking passwords, updating profiles and deleting accounts with everything they own.
+ */
+import { randomBytes } from 'node:crypto';
+import bcrypt from 'bcrypt';
+import type { Types } from 'mongoose';
+import { RequestValidationError } from '../errors/http-errors';
+import { SessionModel } from '../models/session.model';
+import { SOCIAL_NETWORKS, USER_LIMITS, UserModel, type Role, type SocialNetwork, type UserDocument } from '../models/user.model';
+import { duplicateKeyField } from '../lib/mongo-errors';
+
+const USERNAME_ATTEMPTS = 8;
+const SUFFIX_LENGTH = 6;
+
+/**
+ * The part of the email before "@", lower-cased and reduced to letters, digits, "." "_" "-"
+ * and cut to the username limit: "Ada.Lovelace+blog@x.org" gives "ada.lovelace".
+ */
+export function usernameBaseFromEmail(email: string): string {
+  const local = email.split('@')[0].split('+')[0].toLowerCase();
+  const cleaned = local.replace(/[^a-z0-9._-]/g, '').replace(/^[._-]+|[._-]+$/g, '');
+  return (cleaned || 'user').slice(0, USER_LIMITS.username);
+}
+
+function usernameCandidate(base: string, attempt: number): string {
+  if (attempt === 0) return base;
+  const suffix = randomBytes(SUFFIX_LENGTH).toString('hex').slice(0, SUFFIX_LENGTH);
+  return `${base.slice(0, USER_LIMITS.username - SUFFIX_LENGTH - 1)}-${suffix}`;
+}
+
+export function createUserService(options: { bcryptCost: number }) {
+  const hashPassword = (password: string) => bcrypt.hash(password, options.bcryptCost);
+
+  /**
+   * Creates a user whose username derives from the email. The unique index decides collisions,
+   * so two registrations racing for one username cannot both win; the loser retries with a suffix.
+   */
+  async function createUser(fields: { email: string; password: string; role: Role }): Promise<UserDocument> {
+    const password = await hashPassword(fields.password);
+    const base = usernameBaseFromEmail(fields.email);
+    for (let attempt = 0; ; attempt++) {
+      try {
+        return await UserModel.create({ ...fields, password, username: usernameCandidate(base, attempt) });
+      } catch (error) {
+        const field = duplicateKeyField(error);
+        if (field === 'email') throw RequestValidationError.forField('email', 'This email is already in use', 'body', fields.email);
+        if (field !== 'username' || attempt + 1 >= USERNAME_ATTEMPTS) throw error;
+      }
+    }
+  }
+
+  /** The user with that email and a matching password; `undefined` password match for an unknown email. */
+  async function findUserByEmailWithPassword(email: string) {
+    return UserModel.findOne({ email }).select('+password');
+  }
+
+  const passwordMatches = (user: UserDocument, password: string) => bcrypt.compare(password, user.password);
+
+  /**
+   * Applies a profile update given in the request's flat shape (first_name, website, ...).
+   * An empty string clears an optional field. Returns whether the password changed.
+   */
+  async function updateProfile(user: UserDocument, update: ProfileUpdate): Promise<{ passwordChanged: boolean }> {
+    if (update.username !== undefined) user.username = update.username;
+    if (update.email !== undefined) user.email = update.email;
+    if (update.first_name !== undefined) user.firstName = update.first_name || undefined;
+    if (update.last_name !== undefined) user.lastName = update.last_name || undefined;
+    for (const network of SOCIAL_NETWORKS) {
+      const link = update[network];
+      if (link !== undefined) user.set(`socialLinks.${network}`, link || undefined);
+    }
+    if (update.password !== undefined) user.password = await hashPassword(update.password);
+    try {
+      await user.save();
+    } catch (error) {
+      const field = duplicateKeyField(error);
+      if (field === 'email' || field === 'username') {
+        throw RequestValidationError.forField(field, `This ${field} is already in use`, 'body', String(update[field]));
+      }
+      throw error;
+    }
+    return { passwordChanged: update.password !== undefined };
+  }
+
+  return { createUser, findUserByEmailWithPassword, passwordMatches, updateProfile };
+}
+
+export type ProfileUpdate = Partial<
+  Record<'username' | 'email' | 'password' | 'first_name' | 'last_name' | SocialNetwork, string>
+>;
+
+export type UserService = ReturnType<typeof createUserService>;
+
+/** Steps run, in order, when an account is deleted; later features add theirs (blogs, likes, comments). */
+export type AccountCleanup = (userId: Types.ObjectId) => Promise<void>;
+
+/**
+ * Deletes an account and what it owns. Without multi-document transactions the order matters:
+ * sessions first (the account stops working at once), owned data next, the user record last,
+ * so a failure half-way leaves a user that can simply be deleted again.
+ */
+export async function deleteAccount(userId: Types.ObjectId, cleanups: readonly AccountCleanup[]): Promise<void> {
+  await SessionModel.deleteMany({ user: userId });
+  for (const cleanup of cleanups) await cleanup(userId);
+  await UserModel.deleteOne({ _id: userId });
+}

@@ -1,0 +1,46 @@
+/**
+ * Building blocks shared by the per-endpoint validator chains.
+ * Every field first proves it is a single string, so arrays and operator objects
+ * such as `{"$gt": ""}` stop here with a 400 and never reach a query.
+ */
+import { body, param, query, type ValidationChain } from 'express-validator';
+
+export const PAGINATION = { defaultLimit: 20, maxLimit: 50, defaultOffset: 0 } as const;
+
+/** A body field that must be a string when present; trimmed. */
+export function optionalString(field: string, label: string): ValidationChain {
+  return body(field).optional().isString().withMessage(`${label} must be a string`).bail().trim();
+}
+
+/** A body field that must be present and a string; trimmed unless `trim` is false (passwords). */
+export function requiredString(field: string, label: string, options: { trim?: boolean } = {}): ValidationChain {
+  const chain = body(field)
+    .exists({ values: 'null' })
+    .withMessage(`${label} is required`)
+    .bail()
+    .isString()
+    .withMessage(`${label} must be a string`)
+    .bail();
+  return options.trim === false ? chain : chain.trim();
+}
+
+export function objectIdParam(name: string, label: string): ValidationChain {
+  return param(name).isMongoId().withMessage(`${label} must be a valid id`);
+}
+
+/** `limit` 1..50 and `offset` >= 0 as integers; controllers apply the defaults (20, 0). */
+export const pagination: ValidationChain[] = [
+  query('limit')
+    .optional()
+    .isInt({ min: 1, max: PAGINATION.maxLimit })
+    .withMessage(`Limit must be an integer between 1 and ${PAGINATION.maxLimit}`)
+    .toInt(),
+  query('offset').optional().isInt({ min: 0 }).withMessage('Offset must be a non-negative integer').toInt(),
+];
+
+export function paginationOf(data: Record<string, unknown>): { limit: number; offset: number } {
+  return {
+    limit: typeof data.limit === 'number' ? data.limit : PAGINATION.defaultLimit,
+    offset: typeof data.offset === 'number' ? data.offset : PAGINATION.defaultOffset,
+  };
+}

@@ -1,0 +1,21 @@
+/**
+ * Starts one database server for the whole test run, unless MONGODB_URI names one already.
+ * Test files each use a database of their own on it (tests/helpers/test-app.ts).
+ */
+import { startLocalDatabase, type LocalDatabase } from '../src/lib/local-database';
+
+declare global {
+  // eslint-disable-next-line no-var
+  var testDatabase: LocalDatabase | undefined;
+}
+
+export default async function globalSetup(): Promise<void> {
+  if (process.env.MONGODB_URI) {
+    process.env.TEST_MONGODB_URI = process.env.MONGODB_URI;
+    return;
+  }
+  const database = await startLocalDatabase({ persistent: false, log: (message) => process.stderr.write(`${message}\n`) });
+  globalThis.testDatabase = database;
+  process.env.TEST_MONGODB_URI = database.uri;
+  process.stderr.write(`\ntest database: ${database.kind}\n`);
+}

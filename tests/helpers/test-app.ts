@@ -1,0 +1,54 @@
+/**
+ * Builds the real app on a database of its own for one test file:
+ *   const ctx = await createTestContext();   // in beforeAll
+ *   await ctx.close();                       // in afterAll: drops the database
+ */
+import { randomBytes } from 'node:crypto';
+import type { Express } from 'express';
+import mongoose from 'mongoose';
+import { createApp, type AppDeps } from '../../src/app';
+import { loadConfig, type Config } from '../../src/config';
+import { connectDatabase } from '../../src/lib/database';
+import { createLogger, type Logger } from '../../src/lib/logger';
+
+export interface TestContext {
+  app: Express;
+  config: Config;
+  logger: Logger;
+  close(): Promise<void>;
+}
+
+/** The environment every test app starts from; a test overrides what it is about. */
+export function testEnvironment(overrides: Record<string, string> = {}): NodeJS.ProcessEnv {
+  return {
+    NODE_ENV: 'test',
+    JWT_ACCESS_SECRET: randomBytes(32).toString('hex'),
+    JWT_REFRESH_SECRET: randomBytes(32).toString('hex'),
+    BCRYPT_COST: '10',
+    RATE_LIMIT_MAX: '100000',
+    ADMIN_EMAILS: 'admin@example.com,Chief@Example.com',
+    ...overrides,
+  };
+}
+
+export async function createTestContext(
+  options: { env?: Record<string, string>; deps?: Partial<AppDeps> } = {},
+): Promise<TestContext> {
+  const uri = process.env.TEST_MONGODB_URI;
+  if (!uri) throw new Error('TEST_MONGODB_URI is not set: run the tests through jest (tests/global-setup.ts)');
+  const dbName = `test_${process.env.JEST_WORKER_ID ?? '0'}_${randomBytes(6).toString('hex')}`;
+  await connectDatabase({ uri, dbName });
+
+  const { config } = loadConfig(testEnvironment(options.env));
+  const logger = createLogger({ level: config.logLevel, json: true });
+  const app = createApp({ config, logger, ...options.deps });
+  return {
+    app,
+    config,
+    logger,
+    async close() {
+      await mongoose.connection.dropDatabase();
+      await mongoose.disconnect();
+    },
+  };
+}

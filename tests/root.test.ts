@@ -1,0 +1,35 @@
+import request from 'supertest';
+import { createTestContext, type TestContext } from './helpers/test-app';
+
+let ctx: TestContext;
+beforeAll(async () => {
+  ctx = await createTestContext();
+});
+afterAll(() => ctx.close());
+
+describe('GET /api/v1/', () => {
+  it('answers 200 with message, status, version 1.0.0, an absolute docs URL and a timestamp', async () => {
+    const response = await request(ctx.app).get('/api/v1/');
+    expect(response.status).toBe(200);
+    expect(Object.keys(response.body).sort()).toEqual(['docs', 'message', 'status', 'timestamp', 'version']);
+    expect(response.body.version).toBe('1.0.0');
+    expect(typeof response.body.message).toBe('string');
+    expect(typeof response.body.status).toBe('string');
+    expect(response.body.docs).toMatch(/^http:\/\/127\.0\.0\.1:\d+\/api\/v1\/docs$/);
+    expect(new Date(response.body.timestamp).toISOString()).toBe(response.body.timestamp);
+  });
+
+  it('answers the same without the trailing slash', async () => {
+    const response = await request(ctx.app).get('/api/v1');
+    expect(response.status).toBe(200);
+    expect(response.body.version).toBe('1.0.0');
+  });
+});
+
+describe('unknown routes', () => {
+  it('answers 404 NotFound in the error shape', async () => {
+    const response = await request(ctx.app).get('/api/v1/nope');
+    expect(response.status).toBe(404);
+    expect(response.body).toEqual({ code: 'NotFound', message: expect.any(String) });
+  });
+});
