@@ -28,14 +28,20 @@ export function objectIdParam(name: string, label: string): ValidationChain {
   return param(name).isMongoId().withMessage(`${label} must be a valid id`);
 }
 
+/**
+ * An optional query parameter given at most once: `?limit=5&limit=6` arrives as an array,
+ * which standard validators would check item by item and let through.
+ */
+const singleQuery = (name: string, label: string) =>
+  query(name).optional().not().isArray().withMessage(`${label} must be given once`).bail();
+
 /** `limit` 1..50 and `offset` >= 0 as integers; controllers apply the defaults (20, 0). */
 export const pagination: ValidationChain[] = [
-  query('limit')
-    .optional()
+  singleQuery('limit', 'Limit')
     .isInt({ min: 1, max: PAGINATION.maxLimit })
     .withMessage(`Limit must be an integer between 1 and ${PAGINATION.maxLimit}`)
     .toInt(),
-  query('offset').optional().isInt({ min: 0 }).withMessage('Offset must be a non-negative integer').toInt(),
+  singleQuery('offset', 'Offset').isInt({ min: 0 }).withMessage('Offset must be a non-negative integer').toInt(),
 ];
 
 export function paginationOf(data: Record<string, unknown>): { limit: number; offset: number } {

@@ -15,6 +15,8 @@ export interface TestContext {
   app: Express;
   config: Config;
   logger: Logger;
+  /** Another app with other settings, on this file's database (e.g. a short token lifetime). */
+  buildApp(env: Record<string, string>): { app: Express; config: Config };
   close(): Promise<void>;
 }
 
@@ -46,6 +48,10 @@ export async function createTestContext(
     app,
     config,
     logger,
+    buildApp(env) {
+      const other = loadConfig(testEnvironment({ ...options.env, ...env })).config;
+      return { app: createApp({ config: other, logger, ...options.deps }), config: other };
+    },
     async close() {
       await mongoose.connection.dropDatabase();
       await mongoose.disconnect();

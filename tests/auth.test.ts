@@ -1,0 +1,308 @@
+import request from 'supertest';
+import { createTestContext, type TestContext } from './helpers/test-app';
+import { bearer, refreshCookieOf, registerUser, uniqueEmail } from './helpers/users';
+
+let ctx: TestContext;
+beforeAll(async () => {
+  ctx = await createTestContext();
+});
+afterAll(() => ctx.close());
+
+const register = (body: unknown) => request(ctx.app).post('/api/v1/auth/register').send(body as object);
+const login = (body: unknown) => request(ctx.app).post('/api/v1/auth/login').send(body as object);
+
+describe('POST /auth/register', () => {
+  it('answers 201 with accessToken and the user, and sets the refresh cookie', async () => {
+    const email = uniqueEmail('Grace.Hopper');
+    const response = await register({ email, password: 'password123' });
+
+    expect(response.status).toBe(201);
+    expect(Object.keys(response.body).sort()).toEqual(['accessToken', 'user']);
+    expect(response.body.accessToken.split('.')).toHaveLength(3);
+    expect(response.body.user).toMatchObject({ email: email.toLowerCase(), role: 'user', socialLinks: {} });
+    expect(response.body.user._id).toMatch(/^[0-9a-f]{24}$/);
+    expect(response.body.user).not.toHaveProperty('password');
+    expect(response.body.user).not.toHaveProperty('__v');
+  });
+
+  it('sets the refresh cookie HttpOnly, SameSite=Strict, on the auth path, for the refresh lifetime, not Secure outside production', async () => {
+    const response = await register({ email: uniqueEmail(), password: 'password123' });
+    const cookie = ([] as string[]).concat(response.headers['set-cookie'])[0];
+
+    expect(cookie).toMatch(/^refreshToken=[\w-]+\.[\w-]+\.[\w-]+;/);
+    expect(cookie).toContain('HttpOnly');
+    expect(cookie).toContain('SameSite=Strict');
+    expect(cookie).toContain('Path=/api/v1/auth');
+    expect(cookie).toContain(`Max-Age=${7 * 24 * 3600}`);
+    expect(cookie).not.toContain('Secure');
+  });
+
+  it('derives the username from the email local part, lower-cased and cut to 20 characters', async () => {
+    const response = await register({ email: 'Very.Long.Name+tag_with_plus@example.com', password: 'password123' });
+    expect(response.status).toBe(201);
+    expect(response.body.user.username).toBe('very.long.name');
+
+    const long = await register({ email: 'abcdefghijklmnopqrstuvwxyz@example.com', password: 'password123' });
+    expect(long.body.user.username).toBe('abcdefghijklmnopqrst');
+  });
+
+  it('gives a second user with the same local part a distinct username of at most 20 characters', async () => {
+    const first = await register({ email: 'same.name@one.example', password: 'password123' });
+    const second = await register({ email: 'same.name@two.example', password: 'password123' });
+
+    expect(first.body.user.username).toBe('same.name');
+    expect(second.body.user.username).not.toBe('same.name');
+    expect(second.body.user.username).toMatch(/^same\.name-[0-9a-f]{6}$/);
+    expect(second.body.user.username.length).toBeLessThanOrEqual(20);
+  });
+
+  it('gives every one of many concurrent registrations with one local part a unique username', async () => {
+    const responses = await Promise.all(
+      Array.from({ length: 6 }, (_, i) => register({ email: `racer@host${i}.example`, password: 'password123' })),
+    );
+    expect(responses.map((r) => r.status)).toEqual(Array(6).fill(201));
+    expect(new Set(responses.map((r) => r.body.user.username)).size).toBe(6);
+  });
+
+  it('stores the email lower-cased and refuses the same email in another case with 400 on email', async () => {
+    await register({ email: 'Case.Test@Example.com', password: 'password123' });
+    const response = await register({ email: 'case.test@example.COM', password: 'password123' });
+
+    expect(response.status).toBe(400);
+    expect(response.body.code).toBe('ValidationError');
+    expect(response.body.errors.email).toMatchObject({ path: 'email', location: 'body', msg: expect.any(String) });
+  });
+
+  it('registers a whitelisted email as admin, comparing the whitelist case-insensitively', async () => {
+    const response = await register({ email: 'chief@example.com', password: 'password123', role: 'admin' });
+    expect(response.status).toBe(201);
+    expect(response.body.user.role).toBe('admin');
+  });
+
+  it('refuses admin registration for an email not on the whitelist with 403 AuthorizationError', async () => {
+    const email = uniqueEmail('intruder');
+    const response = await register({ email, password: 'password123', role: 'admin' });
+    expect(response.status).toBe(403);
+    expect(response.body).toEqual({ code: 'AuthorizationError', message: expect.any(String) });
+
+    // and nothing was written: the same email can still register as a user
+    expect((await register({ email, password: 'password123' })).status).toBe(201);
+  });
+
+  it('registers role "user" explicitly', async () => {
+    const response = await register({ email: uniqueEmail(), password: 'password123', role: 'user' });
+    expect(response.status).toBe(201);
+    expect(response.body.user.role).toBe('user');
+  });
+
+  describe('validation', () => {
+    const expectFieldError = (response: request.Response, field: string) => {
+      expect(response.status).toBe(400);
+      expect(response.body.code).toBe('ValidationError');
+      const error = response.body.errors[field];
+      expect(error).toEqual({
+        type: 'field',
+        value: expect.any(String),
+        msg: expect.any(String),
+        path: field,
+        location: 'body',
+      });
+    };
+
+    it.each([
+      ['missing', undefined],
+      ['not an email', 'not-an-email'],
+      ['longer than 50 characters', `${'a'.repeat(39)}@example.com`],
+      ['a number', 42],
+      ['an operator object', { $gt: '' }],
+      ['an array', ['a@example.com']],
+      ['null', null],
+    ])('refuses an email that is %s', async (_label, email) => {
+      expectFieldError(await register({ email, password: 'password123' }), 'email');
+    });
+
+    it('accepts an email of exactly 50 characters', async () => {
+      const email = `${'b'.repeat(38)}@example.com`;
+      expect(email).toHaveLength(50);
+      expect((await register({ email, password: 'password123' })).status).toBe(201);
+    });
+
+    it.each([
+      ['missing', undefined],
+      ['7 characters', 'short12'],
+      ['a number', 12345678],
+      ['an operator object', { $ne: null }],
+      ['longer than 72 bytes', 'é'.repeat(37)],
+    ])('refuses a password that is %s', async (_label, password) => {
+      expectFieldError(await register({ email: uniqueEmail(), password }), 'password');
+    });
+
+    it('never echoes the submitted password in a validation error', async () => {
+      const response = await register({ email: uniqueEmail(), password: 'short' });
+      expect(response.body.errors.password.value).toBe('');
+    });
+
+    it('accepts a password of exactly 8 characters', async () => {
+      expect((await register({ email: uniqueEmail(), password: '12345678' })).status).toBe(201);
+    });
+
+    it.each([['superuser'], [''], [{ $in: ['admin'] }]])('refuses role %p', async (role) => {
+      expectFieldError(await register({ email: uniqueEmail(), password: 'password123', role }), 'role');
+    });
+
+    it('reports every invalid field at once, keyed by field', async () => {
+      const response = await register({ email: 'nope', password: 'short' });
+      expect(response.status).toBe(400);
+      expect(Object.keys(response.body.errors).sort()).toEqual(['email', 'password']);
+    });
+  });
+});
+
+describe('POST /auth/login', () => {
+  it('answers 200 with accessToken and the user, and sets the refresh cookie', async () => {
+    const { user, password } = await registerUser(ctx.app);
+    const response = await login({ email: user.email, password });
+
+    expect(response.status).toBe(200);
+    expect(Object.keys(response.body).sort()).toEqual(['accessToken', 'user']);
+    expect(response.body.user._id).toBe(user._id);
+    expect(response.body.user).not.toHaveProperty('password');
+    expect(refreshCookieOf(response)).toMatch(/^refreshToken=/);
+  });
+
+  it('matches the email case-insensitively', async () => {
+    const { user, password } = await registerUser(ctx.app);
+    const response = await login({ email: user.email.toUpperCase(), password });
+    expect(response.status).toBe(200);
+  });
+
+  it('answers 404 NotFound for an unknown email', async () => {
+    const response = await login({ email: uniqueEmail('ghost'), password: 'password123' });
+    expect(response.status).toBe(404);
+    expect(response.body).toEqual({ code: 'NotFound', message: expect.any(String) });
+  });
+
+  it('answers 400 ValidationError for a wrong password, without a cookie', async () => {
+    const { user } = await registerUser(ctx.app);
+    const response = await login({ email: user.email, password: 'wrong-password' });
+    expect(response.status).toBe(400);
+    expect(response.body.code).toBe('ValidationError');
+    expect(response.body.errors.password.value).toBe('');
+    expect(response.headers['set-cookie']).toBeUndefined();
+  });
+
+  it('refuses a password shorter than 8 characters with 400 before looking anything up', async () => {
+    const response = await login({ email: uniqueEmail(), password: 'short' });
+    expect(response.status).toBe(400);
+    expect(response.body.errors.password).toBeDefined();
+  });
+
+  it('refuses operator objects instead of querying with them', async () => {
+    await registerUser(ctx.app);
+    const response = await login({ email: { $gt: '' }, password: { $gt: '' } });
+    expect(response.status).toBe(400);
+    expect(Object.keys(response.body.errors).sort()).toEqual(['email', 'password']);
+  });
+
+  it('accepts and ignores a valid role field, as register does', async () => {
+    const { user, password } = await registerUser(ctx.app);
+    const response = await login({ email: user.email, password, role: 'admin' });
+    expect(response.status).toBe(200);
+    expect(response.body.user.role).toBe('user');
+  });
+});
+
+describe('POST /auth/refresh-token', () => {
+  it('answers 200 with a new access token that works', async () => {
+    const { refreshCookie } = await registerUser(ctx.app);
+    const response = await request(ctx.app).post('/api/v1/auth/refresh-token').set('Cookie', refreshCookie);
+
+    expect(response.status).toBe(200);
+    expect(Object.keys(response.body)).toEqual(['accessToken']);
+    const me = await request(ctx.app).get('/api/v1/users/current').set('Authorization', `Bearer ${response.body.accessToken}`);
+    expect(me.status).toBe(200);
+  });
+
+  it('answers 401 without the cookie', async () => {
+    const response = await request(ctx.app).post('/api/v1/auth/refresh-token');
+    expect(response.status).toBe(401);
+    expect(response.body).toEqual({ code: 'AuthenticationError', message: expect.any(String) });
+  });
+
+  it('answers 400 ValidationError when the cookie is not a JWT', async () => {
+    const response = await request(ctx.app).post('/api/v1/auth/refresh-token').set('Cookie', 'refreshToken=not-a-jwt');
+    expect(response.status).toBe(400);
+    expect(response.body.code).toBe('ValidationError');
+    expect(response.body.errors.refreshToken).toMatchObject({ location: 'cookies', path: 'refreshToken', value: '' });
+  });
+
+  it('refuses an access token presented as the refresh token with 401', async () => {
+    const { accessToken } = await registerUser(ctx.app);
+    const response = await request(ctx.app).post('/api/v1/auth/refresh-token').set('Cookie', `refreshToken=${accessToken}`);
+    expect(response.status).toBe(401);
+  });
+
+  it('answers 401 after logout with the old cookie', async () => {
+    const signedIn = await registerUser(ctx.app);
+    await request(ctx.app).post('/api/v1/auth/logout').set(bearer(signedIn)).set('Cookie', signedIn.refreshCookie).expect(200);
+    const response = await request(ctx.app).post('/api/v1/auth/refresh-token').set('Cookie', signedIn.refreshCookie);
+    expect(response.status).toBe(401);
+  });
+});
+
+describe('POST /auth/logout', () => {
+  it('answers 200 with a message, clears the cookie and ends the session', async () => {
+    const signedIn = await registerUser(ctx.app);
+    const response = await request(ctx.app).post('/api/v1/auth/logout').set(bearer(signedIn)).set('Cookie', signedIn.refreshCookie);
+
+    expect(response.status).toBe(200);
+    expect(response.body).toEqual({ message: expect.any(String) });
+    const cleared = ([] as string[]).concat(response.headers['set-cookie'])[0];
+    expect(cleared).toMatch(/^refreshToken=;/);
+    expect(cleared).toContain('Path=/api/v1/auth');
+    expect(cleared).toMatch(/Expires=Thu, 01 Jan 1970/);
+
+    // the access token of the closed session stops working at once
+    const me = await request(ctx.app).get('/api/v1/users/current').set(bearer(signedIn));
+    expect(me.status).toBe(401);
+  });
+
+  it('ends only that session: another login of the same user keeps working', async () => {
+    const first = await registerUser(ctx.app);
+    const second = await login({ email: first.user.email, password: first.password });
+    await request(ctx.app).post('/api/v1/auth/logout').set(bearer(first)).set('Cookie', first.refreshCookie).expect(200);
+
+    const me = await request(ctx.app).get('/api/v1/users/current').set('Authorization', `Bearer ${second.body.accessToken}`);
+    expect(me.status).toBe(200);
+  });
+
+  it('answers 401 without an access token', async () => {
+    const signedIn = await registerUser(ctx.app);
+    const response = await request(ctx.app).post('/api/v1/auth/logout').set('Cookie', signedIn.refreshCookie);
+    expect(response.status).toBe(401);
+    expect(response.body.code).toBe('AuthenticationError');
+  });
+
+  it('answers 401 without the refresh cookie', async () => {
+    const signedIn = await registerUser(ctx.app);
+    const response = await request(ctx.app).post('/api/v1/auth/logout').set(bearer(signedIn));
+    expect(response.status).toBe(401);
+  });
+
+  it('answers 400 ValidationError when the refresh cookie is not a JWT', async () => {
+    const signedIn = await registerUser(ctx.app);
+    const response = await request(ctx.app).post('/api/v1/auth/logout').set(bearer(signedIn)).set('Cookie', 'refreshToken=garbage');
+    expect(response.status).toBe(400);
+    expect(response.body.code).toBe('ValidationError');
+  });
+
+  it("answers 401 for another user's refresh cookie and leaves that session alone", async () => {
+    const alice = await registerUser(ctx.app);
+    const bob = await registerUser(ctx.app);
+    const response = await request(ctx.app).post('/api/v1/auth/logout').set(bearer(alice)).set('Cookie', bob.refreshCookie);
+    expect(response.status).toBe(401);
+
+    const refresh = await request(ctx.app).post('/api/v1/auth/refresh-token').set('Cookie', bob.refreshCookie);
+    expect(refresh.status).toBe(200);
+  });
+});

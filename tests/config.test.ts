@@ -1,0 +1,100 @@
+import { ConfigError, loadConfig } from '../src/config';
+import { parseDurationSeconds } from '../src/config/duration';
+
+const SECRET_A = 'a'.repeat(32);
+const SECRET_B = 'b'.repeat(32);
+const production = { NODE_ENV: 'production', MONGODB_URI: 'mongodb://db/blog', JWT_ACCESS_SECRET: SECRET_A, JWT_REFRESH_SECRET: SECRET_B };
+
+describe('loadConfig', () => {
+  it('applies the documented defaults', () => {
+    const { config } = loadConfig({ NODE_ENV: 'development', JWT_ACCESS_SECRET: SECRET_A, JWT_REFRESH_SECRET: SECRET_B });
+    expect(config).toMatchObject({
+      port: 3000,
+      jwt: { accessTtlSeconds: 900, refreshTtlSeconds: 604800 },
+      rateLimit: { max: 60, windowMs: 60000 },
+      trustProxy: false,
+      bcryptCost: 12,
+      mongodb: { uri: undefined, serverApi: false },
+      corsOrigins: [],
+    });
+  });
+
+  it('generates development secrets, different from each other, with a loud warning each', () => {
+    const { config, warnings } = loadConfig({ NODE_ENV: 'development' });
+    expect(config.jwt.accessSecret.length).toBeGreaterThanOrEqual(32);
+    expect(config.jwt.accessSecret).not.toBe(config.jwt.refreshSecret);
+    expect(warnings).toHaveLength(2);
+    expect(warnings[0]).toContain('JWT_ACCESS_SECRET');
+    expect(warnings[1]).toContain('JWT_REFRESH_SECRET');
+  });
+
+  it.each(['MONGODB_URI', 'JWT_ACCESS_SECRET', 'JWT_REFRESH_SECRET'])('stops production start-up without %s, naming it', (name) => {
+    const environment: Record<string, string> = { ...production };
+    delete environment[name];
+    expect(() => loadConfig(environment)).toThrow(ConfigError);
+    expect(() => loadConfig(environment)).toThrow(name);
+  });
+
+  it('accepts a complete production environment without warnings', () => {
+    const { config, warnings } = loadConfig(production);
+    expect(config.isProduction).toBe(true);
+    expect(warnings).toEqual([]);
+  });
+
+  it('refuses short secrets and equal secrets', () => {
+    expect(() => loadConfig({ ...production, JWT_ACCESS_SECRET: 'short' })).toThrow('JWT_ACCESS_SECRET must be at least 32');
+    expect(() => loadConfig({ ...production, JWT_REFRESH_SECRET: SECRET_A })).toThrow('must differ');
+  });
+
+  it.each([
+    ['PORT', 'abc'],
+    ['RATE_LIMIT_MAX', '0'],
+    ['BCRYPT_COST', '9'],
+    ['ACCESS_TOKEN_TTL', '15 minutes'],
+    ['NODE_ENV', 'staging'],
+    ['LOG_LEVEL', 'loud'],
+    ['MONGODB_SERVER_API', 'maybe'],
+  ])('refuses %s=%s with one line naming the variable', (name, value) => {
+    expect(() => loadConfig({ ...production, [name]: value })).toThrow(new RegExp(`^${name}: `));
+  });
+
+  it('lower-cases the admin whitelist and trims list entries', () => {
+    const { config } = loadConfig({ ...production, ADMIN_EMAILS: ' Boss@Example.com , second@example.com,' });
+    expect([...config.adminEmails]).toEqual(['boss@example.com', 'second@example.com']);
+  });
+
+  it.each([
+    [undefined, false],
+    ['false', false],
+    ['off', false],
+    ['true', true],
+    ['1', 1],
+    ['2', 2],
+    ['10.0.0.0/8, 127.0.0.1', ['10.0.0.0/8', '127.0.0.1']],
+  ])('reads TRUST_PROXY=%p as %p', (value, expected) => {
+    const { config } = loadConfig({ ...production, ...(value === undefined ? {} : { TRUST_PROXY: value }) });
+    expect(config.trustProxy).toEqual(expected);
+  });
+
+  it('freezes the result', () => {
+    const { config } = loadConfig(production);
+    expect(Object.isFrozen(config)).toBe(true);
+    expect(Object.isFrozen(config.jwt)).toBe(true);
+  });
+});
+
+describe('parseDurationSeconds', () => {
+  it.each([
+    ['900', 900],
+    ['90s', 90],
+    ['15m', 900],
+    ['12h', 43200],
+    ['7d', 604800],
+  ])('reads %s as %i seconds', (text, seconds) => {
+    expect(parseDurationSeconds(text)).toBe(seconds);
+  });
+
+  it.each(['', '0', '-5m', '1w', '1.5h', 'm'])('refuses %p', (text) => {
+    expect(parseDurationSeconds(text)).toBeUndefined();
+  });
+});

@@ -1,0 +1,339 @@
+import request from 'supertest';
+import { createTestContext, type TestContext } from './helpers/test-app';
+import { bearer, registerAdmin, registerUser, type SignedInUser } from './helpers/users';
+
+let ctx: TestContext;
+let admin: SignedInUser;
+beforeAll(async () => {
+  ctx = await createTestContext();
+  admin = await registerAdmin(ctx.app);
+});
+afterAll(() => ctx.close());
+
+const api = () => request(ctx.app);
+const UNKNOWN_ID = '5f0000000000000000000000';
+
+describe('GET /users/current', () => {
+  it('answers 200 with the signed-in user, without the password hash', async () => {
+    const signedIn = await registerUser(ctx.app);
+    const response = await api().get('/api/v1/users/current').set(bearer(signedIn));
+
+    expect(response.status).toBe(200);
+    expect(Object.keys(response.body)).toEqual(['user']);
+    expect(response.body.user).toEqual(signedIn.user);
+    expect(JSON.stringify(response.body)).not.toMatch(/password|\$2[aby]\$/);
+  });
+
+  it.each([
+    ['no Authorization header', {}],
+    ['a malformed header', { Authorization: 'Token abc' }],
+    ['a bearer that is not a JWT', { Authorization: 'Bearer not-a-jwt' }],
+  ])('answers 401 AuthenticationError with %s', async (_label, headers) => {
+    const response = await api().get('/api/v1/users/current').set(headers);
+    expect(response.status).toBe(401);
+    expect(response.body).toEqual({ code: 'AuthenticationError', message: expect.any(String) });
+  });
+});
+
+describe('PUT /users/current', () => {
+  it('maps first_name, last_name and flat social links onto firstName, lastName and socialLinks', async () => {
+    const signedIn = await registerUser(ctx.app);
+    const response = await api()
+      .put('/api/v1/users/current')
+      .set(bearer(signedIn))
+      .send({
+        first_name: 'Ada',
+        last_name: 'Lovelace',
+        website: 'https://ada.example.com',
+        x: 'https://x.com/ada',
+        youtube: 'https://youtube.com/@ada',
+        linkedin: 'https://linkedin.com/in/ada',
+        facebook: 'https://facebook.com/ada',
+        instagram: 'https://instagram.com/ada',
+      });
+
+    expect(response.status).toBe(200);
+    expect(response.body.user).toMatchObject({
+      firstName: 'Ada',
+      lastName: 'Lovelace',
+      socialLinks: {
+        website: 'https://ada.example.com',
+        x: 'https://x.com/ada',
+        youtube: 'https://youtube.com/@ada',
+        linkedin: 'https://linkedin.com/in/ada',
+        facebook: 'https://facebook.com/ada',
+        instagram: 'https://instagram.com/ada',
+      },
+    });
+    expect(response.body.user).not.toHaveProperty('first_name');
+    expect(response.body.user).not.toHaveProperty('password');
+
+    const reread = await api().get('/api/v1/users/current').set(bearer(signedIn));
+    expect(reread.body.user.socialLinks.x).toBe('https://x.com/ada');
+  });
+
+  it('clears an optional field sent as an empty string and leaves the others', async () => {
+    const signedIn = await registerUser(ctx.app);
+    await api().put('/api/v1/users/current').set(bearer(signedIn)).send({ first_name: 'Ada', website: 'https://a.example' }).expect(200);
+    const response = await api().put('/api/v1/users/current').set(bearer(signedIn)).send({ website: '' });
+
+    expect(response.status).toBe(200);
+    expect(response.body.user.firstName).toBe('Ada');
+    expect(response.body.user.socialLinks).toEqual({});
+  });
+
+  it('changes username and email, lower-casing the email', async () => {
+    const signedIn = await registerUser(ctx.app);
+    const response = await api()
+      .put('/api/v1/users/current')
+      .set(bearer(signedIn))
+      .send({ username: 'New_Name-1', email: 'Renamed.User@Example.com' });
+
+    expect(response.status).toBe(200);
+    expect(response.body.user).toMatchObject({ username: 'New_Name-1', email: 'renamed.user@example.com' });
+  });
+
+  it("refuses another user's username or email with 400 ValidationError on that field", async () => {
+    const taken = await registerUser(ctx.app);
+    const signedIn = await registerUser(ctx.app);
+
+    const byName = await api().put('/api/v1/users/current').set(bearer(signedIn)).send({ username: taken.user.username });
+    expect(byName.status).toBe(400);
+    expect(byName.body.errors.username).toMatchObject({ path: 'username', location: 'body' });
+
+    const byEmail = await api().put('/api/v1/users/current').set(bearer(signedIn)).send({ email: taken.user.email });
+    expect(byEmail.status).toBe(400);
+    expect(byEmail.body.errors.email).toMatchObject({ path: 'email', location: 'body' });
+  });
+
+  it('changes the password: the new one logs in, the old one no longer does', async () => {
+    const signedIn = await registerUser(ctx.app);
+    await api().put('/api/v1/users/current').set(bearer(signedIn)).send({ password: 'a-new-password' }).expect(200);
+
+    const oldLogin = await api().post('/api/v1/auth/login').send({ email: signedIn.user.email, password: signedIn.password });
+    expect(oldLogin.status).toBe(400);
+    const newLogin = await api().post('/api/v1/auth/login').send({ email: signedIn.user.email, password: 'a-new-password' });
+    expect(newLogin.status).toBe(200);
+  });
+
+  it("a password change ends the user's other sessions and keeps the current one", async () => {
+    const first = await registerUser(ctx.app);
+    const otherLogin = await api().post('/api/v1/auth/login').send({ email: first.user.email, password: first.password });
+    const other = { accessToken: otherLogin.body.accessToken, cookie: otherLogin.headers['set-cookie'][0].split(';')[0] };
+
+    await api().put('/api/v1/users/current').set(bearer(first)).send({ password: 'changed-password' }).expect(200);
+
+    expect((await api().get('/api/v1/users/current').set('Authorization', `Bearer ${other.accessToken}`)).status).toBe(401);
+    expect((await api().post('/api/v1/auth/refresh-token').set('Cookie', other.cookie)).status).toBe(401);
+    expect((await api().get('/api/v1/users/current').set(bearer(first))).status).toBe(200);
+    expect((await api().post('/api/v1/auth/refresh-token').set('Cookie', first.refreshCookie)).status).toBe(200);
+  });
+
+  it('answers 200 and changes nothing for an empty body', async () => {
+    const signedIn = await registerUser(ctx.app);
+    const response = await api().put('/api/v1/users/current').set(bearer(signedIn)).send({});
+    expect(response.status).toBe(200);
+    expect(response.body.user.username).toBe(signedIn.user.username);
+  });
+
+  it('ignores fields that are not updatable (role, _id)', async () => {
+    const signedIn = await registerUser(ctx.app);
+    const response = await api().put('/api/v1/users/current').set(bearer(signedIn)).send({ role: 'admin', _id: UNKNOWN_ID });
+    expect(response.status).toBe(200);
+    expect(response.body.user.role).toBe('user');
+    expect(response.body.user._id).toBe(signedIn.user._id);
+  });
+
+  describe('validation', () => {
+    it.each([
+      ['username', 'a'.repeat(21)],
+      ['username', 'has space'],
+      ['username', ''],
+      ['username', { $ne: '' }],
+      ['email', 'not-an-email'],
+      ['email', `${'c'.repeat(39)}@example.com`],
+      ['password', 'short'],
+      ['password', 12345678],
+      ['first_name', 'f'.repeat(21)],
+      ['last_name', 'l'.repeat(21)],
+      ['first_name', ['array']],
+      ['website', 'not a url'],
+      ['website', 'javascript:alert(1)'],
+      ['facebook', `https://facebook.com/${'p'.repeat(80)}`],
+      ['instagram', 42],
+      ['linkedin', 'ftp://linkedin.com/in/x'],
+      ['x', { $gt: '' }],
+      ['youtube', 'youtube'],
+    ])('refuses %s = %p with 400 ValidationError on that field', async (field, value) => {
+      const signedIn = await registerUser(ctx.app);
+      const response = await api().put('/api/v1/users/current').set(bearer(signedIn)).send({ [field]: value });
+
+      expect(response.status).toBe(400);
+      expect(response.body.code).toBe('ValidationError');
+      expect(response.body.errors[field]).toEqual({
+        type: 'field',
+        value: expect.any(String),
+        msg: expect.any(String),
+        path: field,
+        location: 'body',
+      });
+    });
+
+    it('accepts names of exactly 20 characters and a link of exactly 100', async () => {
+      const signedIn = await registerUser(ctx.app);
+      const link = `https://example.com/${'p'.repeat(80)}`;
+      expect(link).toHaveLength(100);
+      const response = await api()
+        .put('/api/v1/users/current')
+        .set(bearer(signedIn))
+        .send({ first_name: 'f'.repeat(20), last_name: 'l'.repeat(20), website: link });
+      expect(response.status).toBe(200);
+    });
+  });
+
+  it('answers 401 without a token', async () => {
+    expect((await api().put('/api/v1/users/current').send({ first_name: 'X' })).status).toBe(401);
+  });
+});
+
+describe('DELETE /users/current', () => {
+  it('answers 204 with no body, deletes the account and ends its sessions', async () => {
+    const signedIn = await registerUser(ctx.app);
+    const response = await api().delete('/api/v1/users/current').set(bearer(signedIn));
+
+    expect(response.status).toBe(204);
+    expect(response.text).toBe('');
+    expect((await api().get('/api/v1/users/current').set(bearer(signedIn))).status).toBe(401);
+    expect((await api().post('/api/v1/auth/refresh-token').set('Cookie', signedIn.refreshCookie)).status).toBe(401);
+    expect((await api().get(`/api/v1/users/${signedIn.user._id}`).set(bearer(admin))).status).toBe(404);
+    const relogin = await api().post('/api/v1/auth/login').send({ email: signedIn.user.email, password: signedIn.password });
+    expect(relogin.status).toBe(404);
+  });
+
+  it('answers 401 without a token', async () => {
+    expect((await api().delete('/api/v1/users/current')).status).toBe(401);
+  });
+});
+
+describe('GET /users/ (admin)', () => {
+  it('answers 200 with a page of users, newest first, with defaults 20 and 0 echoed', async () => {
+    const created = [await registerUser(ctx.app), await registerUser(ctx.app), await registerUser(ctx.app)];
+    const response = await api().get('/api/v1/users/').set(bearer(admin));
+
+    expect(response.status).toBe(200);
+    expect(Object.keys(response.body).sort()).toEqual(['limit', 'offset', 'total', 'users']);
+    expect(response.body).toMatchObject({ limit: 20, offset: 0 });
+    expect(response.body.total).toBeGreaterThanOrEqual(4);
+    const ids = response.body.users.map((user: { _id: string }) => user._id);
+    expect(ids.slice(0, 3)).toEqual(created.map((user) => user.user._id).reverse());
+    expect(JSON.stringify(response.body)).not.toMatch(/"password"/);
+  });
+
+  it('pages with limit and offset', async () => {
+    const all = await api().get('/api/v1/users?limit=50').set(bearer(admin));
+    const page = await api().get('/api/v1/users?limit=2&offset=1').set(bearer(admin));
+
+    expect(page.status).toBe(200);
+    expect(page.body).toMatchObject({ limit: 2, offset: 1, total: all.body.total });
+    expect(page.body.users.map((u: { _id: string }) => u._id)).toEqual(all.body.users.slice(1, 3).map((u: { _id: string }) => u._id));
+  });
+
+  it('answers an empty page past the end', async () => {
+    const response = await api().get('/api/v1/users?offset=100000').set(bearer(admin));
+    expect(response.status).toBe(200);
+    expect(response.body.users).toEqual([]);
+  });
+
+  it.each([
+    ['limit=0', 'limit'],
+    ['limit=51', 'limit'],
+    ['limit=abc', 'limit'],
+    ['limit=1.5', 'limit'],
+    ['limit=', 'limit'],
+    ['offset=-1', 'offset'],
+    ['offset=x', 'offset'],
+    ['limit=5&limit=6', 'limit'],
+  ])('refuses ?%s with 400 ValidationError on %s', async (query, field) => {
+    const response = await api().get(`/api/v1/users?${query}`).set(bearer(admin));
+    expect(response.status).toBe(400);
+    expect(response.body.code).toBe('ValidationError');
+    expect(response.body.errors[field]).toMatchObject({ path: field, location: 'query' });
+  });
+
+  it('accepts the bounds limit=1 and limit=50', async () => {
+    expect((await api().get('/api/v1/users?limit=1').set(bearer(admin))).body.users).toHaveLength(1);
+    expect((await api().get('/api/v1/users?limit=50').set(bearer(admin))).status).toBe(200);
+  });
+
+  it('answers 403 AuthorizationError to a regular user', async () => {
+    const signedIn = await registerUser(ctx.app);
+    const response = await api().get('/api/v1/users/').set(bearer(signedIn));
+    expect(response.status).toBe(403);
+    expect(response.body).toEqual({ code: 'AuthorizationError', message: expect.any(String) });
+  });
+
+  it('answers 401 without a token', async () => {
+    expect((await api().get('/api/v1/users/')).status).toBe(401);
+  });
+});
+
+describe('GET /users/{userId} (admin)', () => {
+  it('answers 200 with the user', async () => {
+    const signedIn = await registerUser(ctx.app);
+    const response = await api().get(`/api/v1/users/${signedIn.user._id}`).set(bearer(admin));
+    expect(response.status).toBe(200);
+    expect(response.body).toEqual({ user: signedIn.user });
+  });
+
+  it('answers 404 NotFound for an unknown well-formed id', async () => {
+    const response = await api().get(`/api/v1/users/${UNKNOWN_ID}`).set(bearer(admin));
+    expect(response.status).toBe(404);
+    expect(response.body).toEqual({ code: 'NotFound', message: expect.any(String) });
+  });
+
+  it('answers 400 ValidationError for a malformed id', async () => {
+    const response = await api().get('/api/v1/users/not-an-id').set(bearer(admin));
+    expect(response.status).toBe(400);
+    expect(response.body.errors.userId).toMatchObject({ path: 'userId', location: 'params', value: 'not-an-id' });
+  });
+
+  it('answers 403 to a regular user, even for their own id', async () => {
+    const signedIn = await registerUser(ctx.app);
+    const response = await api().get(`/api/v1/users/${signedIn.user._id}`).set(bearer(signedIn));
+    expect(response.status).toBe(403);
+    expect(response.body.code).toBe('AuthorizationError');
+  });
+});
+
+describe('DELETE /users/{userId} (admin)', () => {
+  it('answers 204, deletes the account and ends its sessions', async () => {
+    const victim = await registerUser(ctx.app);
+    const response = await api().delete(`/api/v1/users/${victim.user._id}`).set(bearer(admin));
+
+    expect(response.status).toBe(204);
+    expect(response.text).toBe('');
+    expect((await api().get(`/api/v1/users/${victim.user._id}`).set(bearer(admin))).status).toBe(404);
+    expect((await api().get('/api/v1/users/current').set(bearer(victim))).status).toBe(401);
+    expect((await api().post('/api/v1/auth/refresh-token').set('Cookie', victim.refreshCookie)).status).toBe(401);
+  });
+
+  it('answers 404 NotFound for an unknown well-formed id', async () => {
+    const response = await api().delete(`/api/v1/users/${UNKNOWN_ID}`).set(bearer(admin));
+    expect(response.status).toBe(404);
+    expect(response.body.code).toBe('NotFound');
+  });
+
+  it('answers 400 for a malformed id', async () => {
+    const response = await api().delete('/api/v1/users/12345').set(bearer(admin));
+    expect(response.status).toBe(400);
+    expect(response.body.code).toBe('ValidationError');
+  });
+
+  it('answers 403 to a regular user and deletes nothing', async () => {
+    const signedIn = await registerUser(ctx.app);
+    const other = await registerUser(ctx.app);
+    const response = await api().delete(`/api/v1/users/${other.user._id}`).set(bearer(signedIn));
+    expect(response.status).toBe(403);
+    expect((await api().get(`/api/v1/users/${other.user._id}`).set(bearer(admin))).status).toBe(200);
+  });
+});
