@@ -146,6 +146,9 @@ function stopChild(child: ChildProcess): Promise<void> {
   });
 }
 
+/** A short reason: download errors carry the useful part (e.g. "getaddrinfo ENOTFOUND ...") in `msg`. */
 function firstLine(error: unknown): string {
-  return (error instanceof Error ? error.message : String(error)).split('\n')[0].slice(0, 200);
+  const detail = (error as { msg?: unknown })?.msg;
+  const text = typeof detail === 'string' ? detail : error instanceof Error ? error.message : String(error);
+  return text.split('\n')[0].slice(0, 200);
 }

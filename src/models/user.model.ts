@@ -32,11 +32,18 @@ const userSchema = new Schema(
     toJSON: {
       // keep `socialLinks: {}` for users without links, so clients need no existence check
       minimize: false,
-      transform: (_document, result: Record<string, unknown>) => {
-        delete result.password;
-        delete result.__v;
-        return result;
-      },
+      // A fixed field order whatever the document's history; the hash and __v never leave.
+      transform: (_document, result: Record<string, unknown>) => ({
+        _id: result._id,
+        username: result.username,
+        email: result.email,
+        role: result.role,
+        firstName: result.firstName,
+        lastName: result.lastName,
+        socialLinks: result.socialLinks ?? {},
+        createdAt: result.createdAt,
+        updatedAt: result.updatedAt,
+      }),
     },
   },
 );
