@@ -88,6 +88,11 @@ describe('toHttpError, the converter', () => {
     expect(toHttpError(error)).toBe(error);
   });
 
+  it('maps a Mongoose DocumentNotFoundError (saving a document deleted meanwhile) to 404 NotFound', () => {
+    const error = toHttpError(new mongoose.Error.DocumentNotFoundError('{}'));
+    expect(error).toBeInstanceOf(NotFound);
+  });
+
   it('maps a Mongoose CastError to 400 BadRequest naming the path', () => {
     const cast = new mongoose.Error.CastError('ObjectId', 'nope', 'userId');
     expect(toHttpError(cast)).toBeInstanceOf(BadRequest);

@@ -36,6 +36,7 @@ export function toHttpError(error: unknown): HttpError | undefined {
         return new BadRequest('Request body could not be read');
     }
   }
+  if (error instanceof mongoose.Error.DocumentNotFoundError) return new NotFound('Resource not found');
   if (error instanceof mongoose.Error.CastError) return new BadRequest(`Invalid value for ${error.path}`);
   if (error instanceof mongoose.Error.ValidationError) {
     const [path, detail] = Object.entries(error.errors)[0];

@@ -27,7 +27,8 @@ export function createUserController({ users, sessions, accountCleanups }: UserC
     },
 
     async updateCurrentUser(req: Request, res: Response) {
-      const user = await findUserOr404(String(currentUser(req)._id));
+      // Saving a user deleted meanwhile fails with DocumentNotFoundError, which answers 404.
+      const user = currentUser(req);
       const { passwordChanged } = await users.updateProfile(user, matchedData<ProfileUpdate>(req));
       // A new password ends every other session; the one that changed it stays signed in.
       if (passwordChanged) await sessions.closeOtherSessions(user._id, req.sessionId!);
