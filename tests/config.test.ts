@@ -3,7 +3,13 @@ import { parseDurationSeconds } from '../src/config/duration';
 
 const SECRET_A = 'a'.repeat(32);
 const SECRET_B = 'b'.repeat(32);
-const production = { NODE_ENV: 'production', MONGODB_URI: 'mongodb://db/blog', JWT_ACCESS_SECRET: SECRET_A, JWT_REFRESH_SECRET: SECRET_B };
+const production = {
+  NODE_ENV: 'production',
+  MONGODB_URI: 'mongodb://db/blog',
+  JWT_ACCESS_SECRET: SECRET_A,
+  JWT_REFRESH_SECRET: SECRET_B,
+  CLOUDINARY_URL: 'cloudinary://key:secret@demo',
+};
 
 describe('loadConfig', () => {
   it('applies the documented defaults', () => {

@@ -47,9 +47,30 @@ const environmentSchema = z.object({
   TRUST_PROXY: optionalString,
   LOG_LEVEL: z.preprocess(emptyToUndefined, z.enum(['silent', 'error', 'warn', 'info', 'http', 'debug']).optional()),
   JSON_BODY_LIMIT: z.preprocess(emptyToUndefined, z.string().default('100kb')),
+  BLOG_CONTENT_MAX_LENGTH: integer(100_000, 1, 1_000_000),
+  UPLOADS_DIR: z.preprocess(emptyToUndefined, z.string().default('uploads')),
+  CLOUDINARY_URL: z.preprocess(
+    emptyToUndefined,
+    z.string().regex(/^cloudinary:\/\/[^:@/\s]+:[^:@/\s]+@[^:@/\s]+$/, 'must look like cloudinary://<api_key>:<api_secret>@<cloud_name>').optional(),
+  ),
+  CLOUDINARY_CLOUD_NAME: optionalString,
+  CLOUDINARY_API_KEY: optionalString,
+  CLOUDINARY_API_SECRET: optionalString,
+  CLOUDINARY_FOLDER: z.preprocess(emptyToUndefined, z.string().default('blog-banners')),
+  CLOUDINARY_UPLOAD_PREFIX: z.preprocess(emptyToUndefined, z.url().optional()),
 });
 
 export type TrustProxy = boolean | number | string[];
+
+export interface CloudinaryConfig {
+  cloudName: string;
+  apiKey: string;
+  apiSecret: string;
+  /** Folder the banners are uploaded into. */
+  folder: string;
+  /** API base URL; Cloudinary's own unless set (tests point it at a local server). */
+  uploadPrefix?: string;
+}
 
 export interface Config {
   env: 'development' | 'test' | 'production';
@@ -71,6 +92,9 @@ export interface Config {
   trustProxy: TrustProxy;
   logLevel: string;
   jsonBodyLimit: string;
+  blogs: { contentMaxLength: number };
+  /** Where banners go: Cloudinary when configured, otherwise files under `uploadsDir`, served by the API. */
+  storage: { cloudinary?: CloudinaryConfig; uploadsDir: string };
 }
 
 export interface LoadedConfig {
@@ -99,6 +123,23 @@ function resolveSecret(name: string, value: string | undefined, isProduction: bo
       'Tokens will not survive a restart and will not work across instances. Set it in .env for anything but local development. !!!',
   );
   return randomBytes(48).toString('base64url');
+}
+
+/**
+ * Cloudinary credentials from CLOUDINARY_URL (cloudinary://key:secret@cloud), or from the three
+ * CLOUDINARY_* variables; all three or none, so a typo does not silently fall back to local disk.
+ */
+function resolveCloudinary(env: z.infer<typeof environmentSchema>): CloudinaryConfig | undefined {
+  const shared = { folder: env.CLOUDINARY_FOLDER, uploadPrefix: env.CLOUDINARY_UPLOAD_PREFIX?.replace(/\/+$/, '') };
+  if (env.CLOUDINARY_URL) {
+    const url = new URL(env.CLOUDINARY_URL);
+    return { cloudName: url.hostname, apiKey: decodeURIComponent(url.username), apiSecret: decodeURIComponent(url.password), ...shared };
+  }
+  const parts = { CLOUDINARY_CLOUD_NAME: env.CLOUDINARY_CLOUD_NAME, CLOUDINARY_API_KEY: env.CLOUDINARY_API_KEY, CLOUDINARY_API_SECRET: env.CLOUDINARY_API_SECRET };
+  const missing = Object.entries(parts).filter(([, value]) => !value).map(([name]) => name);
+  if (missing.length === 3) return undefined;
+  if (missing.length > 0) throw new ConfigError(`${missing.join(', ')}: required when any CLOUDINARY_* credential is set`);
+  return { cloudName: parts.CLOUDINARY_CLOUD_NAME!, apiKey: parts.CLOUDINARY_API_KEY!, apiSecret: parts.CLOUDINARY_API_SECRET!, ...shared };
 }
 
 /** Reads and validates the environment. Throws ConfigError with one line naming the variable. */
@@ -136,7 +177,12 @@ export function loadConfig(environment: NodeJS.ProcessEnv = process.env): Loaded
     trustProxy: parseTrustProxy(env.TRUST_PROXY),
     logLevel: env.LOG_LEVEL ?? (env.NODE_ENV === 'test' ? 'silent' : 'info'),
     jsonBodyLimit: env.JSON_BODY_LIMIT,
+    blogs: { contentMaxLength: env.BLOG_CONTENT_MAX_LENGTH },
+    storage: { cloudinary: resolveCloudinary(env), uploadsDir: env.UPLOADS_DIR },
   };
+  if (isProduction && !config.storage.cloudinary) {
+    warnings.push('Cloudinary is not configured: banners are stored on this instance\'s disk, which several instances do not share.');
+  }
   return { config: deepFreeze(config), warnings };
 }
 

@@ -5,9 +5,10 @@
  */
 import type { NextFunction, Request, Response } from 'express';
 import mongoose from 'mongoose';
-import { BadRequest, HttpError, NotFound, PayloadTooLarge, RequestValidationError, UnsupportedMediaType } from '../errors/http-errors';
+import { BadGateway, BadRequest, HttpError, NotFound, PayloadTooLarge, RequestValidationError, UnsupportedMediaType } from '../errors/http-errors';
 import type { Logger } from '../lib/logger';
 import { duplicateKeyField } from '../lib/mongo-errors';
+import { StorageError } from '../services/storage';
 
 /** Errors raised by body-parser carry a `type` naming what went wrong. */
 interface BodyParserError {
@@ -36,6 +37,7 @@ export function toHttpError(error: unknown): HttpError | undefined {
         return new BadRequest('Request body could not be read');
     }
   }
+  if (error instanceof StorageError) return new BadGateway('Banner storage is unavailable, please try again later');
   if (error instanceof mongoose.Error.DocumentNotFoundError) return new NotFound('Resource not found');
   if (error instanceof mongoose.Error.CastError) return new BadRequest(`Invalid value for ${error.path}`);
   if (error instanceof mongoose.Error.ValidationError) {
@@ -61,6 +63,8 @@ export function errorHandler(logger: Logger) {
       return;
     }
     if (httpError) {
+      // a failing dependency is our problem even when the client gets a clean answer
+      if (httpError.status >= 500) logger.error('dependency failure', { method: req.method, path: req.path, error: describe(error) });
       res.status(httpError.status).json(httpError.body());
       return;
     }
@@ -69,6 +73,9 @@ export function errorHandler(logger: Logger) {
   };
 }
 
-function describe(error: unknown) {
-  return error instanceof Error ? { name: error.name, message: error.message, stack: error.stack } : { value: String(error) };
+function describe(error: unknown): Record<string, unknown> {
+  if (!(error instanceof Error)) return { value: String(error) };
+  // a dependency's own answer (Cloudinary's message, a disk error) travels as the cause
+  const cause = error.cause === undefined ? undefined : error.cause instanceof Error ? error.cause.message : JSON.stringify(error.cause);
+  return { name: error.name, message: error.message, stack: error.stack, ...(cause ? { cause } : {}) };
 }

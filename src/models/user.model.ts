@@ -54,3 +54,11 @@ userSchema.index({ createdAt: -1, _id: -1 });
 export type User = InferSchemaType<typeof userSchema>;
 export type UserDocument = HydratedDocument<User>;
 export const UserModel = model('User', userSchema);
+
+/** A user as other users see them (as blog and comment authors): everything but the email address. */
+export function publicUserView(user: unknown): Record<string, unknown> | null {
+  if (!user || typeof user !== 'object') return null;
+  const json = typeof (user as { toJSON?: unknown }).toJSON === 'function' ? (user as UserDocument).toJSON() : user;
+  const { email: _email, ...rest } = json as Record<string, unknown>;
+  return rest;
+}

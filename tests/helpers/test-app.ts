@@ -4,6 +4,9 @@
  *   await ctx.close();                       // in afterAll: drops the database
  */
 import { randomBytes } from 'node:crypto';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
 import type { Express } from 'express';
 import mongoose from 'mongoose';
 import { createApp, type AppDeps } from '../../src/app';
@@ -15,6 +18,8 @@ export interface TestContext {
   app: Express;
   config: Config;
   logger: Logger;
+  /** This file's own uploads folder (local banner storage), removed by close(). */
+  uploadsDir: string;
   /** Another app with other settings, on this file's database (e.g. a short token lifetime). */
   buildApp(env: Record<string, string>): { app: Express; config: Config };
   close(): Promise<void>;
@@ -41,20 +46,24 @@ export async function createTestContext(
   const dbName = `test_${process.env.JEST_WORKER_ID ?? '0'}_${randomBytes(6).toString('hex')}`;
   await connectDatabase({ uri, dbName });
 
-  const { config } = loadConfig(testEnvironment(options.env));
+  const uploadsDir = mkdtempSync(path.join(tmpdir(), 'blog-api-uploads-'));
+  const env = { UPLOADS_DIR: uploadsDir, ...options.env };
+  const { config } = loadConfig(testEnvironment(env));
   const logger = createLogger({ level: config.logLevel, json: true });
   const app = createApp({ config, logger, ...options.deps });
   return {
     app,
     config,
     logger,
-    buildApp(env) {
-      const other = loadConfig(testEnvironment({ ...options.env, ...env })).config;
+    uploadsDir,
+    buildApp(overrides) {
+      const other = loadConfig(testEnvironment({ ...env, ...overrides })).config;
       return { app: createApp({ config: other, logger, ...options.deps }), config: other };
     },
     async close() {
       await mongoose.connection.dropDatabase();
       await mongoose.disconnect();
+      rmSync(uploadsDir, { recursive: true, force: true });
     },
   };
 }

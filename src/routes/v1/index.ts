@@ -2,15 +2,20 @@
 import { Router, type RequestHandler } from 'express';
 import type { Config } from '../../config';
 import { createRootController } from '../../controllers/v1/root.controller';
+import type { BlogService } from '../../services/blog.service';
 import type { SessionService } from '../../services/session.service';
 import type { AccountCleanup, UserService } from '../../services/user.service';
 import { authRoutes } from './auth.routes';
+import { blogRoutes } from './blog.routes';
+import { commentRoutes } from './comment.routes';
+import { likeRoutes } from './like.routes';
 import { userRoutes } from './user.routes';
 
 export interface RouteDeps {
   config: Config;
   sessions: SessionService;
   users: UserService;
+  blogs: BlogService;
   authenticate: RequestHandler;
   accountCleanups: readonly AccountCleanup[];
 }
@@ -20,5 +25,8 @@ export function v1Routes(deps: RouteDeps): Router {
   router.get('/', createRootController({ publicUrl: deps.config.publicUrl }).getStatus);
   router.use('/auth', authRoutes(deps));
   router.use('/users', userRoutes(deps));
+  router.use('/blogs', blogRoutes(deps));
+  router.use('/likes', likeRoutes(deps));
+  router.use('/comments', commentRoutes(deps));
   return router;
 }

@@ -1,0 +1,66 @@
+/** /blogs: reading blogs as the viewer may, and publishing them (admins, multipart forms). */
+import type { Request, Response } from 'express';
+import { matchedData } from 'express-validator';
+import type { Config } from '../../config';
+import { publicBaseUrl } from '../../lib/public-url';
+import { currentUser } from '../../middlewares/authenticate';
+import type { BlogStatus } from '../../models/blog.model';
+import type { BannerInput, BlogService } from '../../services/blog.service';
+import { inspectedBannerOf } from '../../validators/blog.validators';
+import { paginationOf } from '../../validators/common.validators';
+
+interface BlogForm {
+  title?: string;
+  content?: string;
+  status?: BlogStatus;
+  regenerate_slug?: boolean;
+}
+
+export function createBlogController({ blogs, config }: { blogs: BlogService; config: Config }) {
+  /** The uploaded banner, when the validators found one and proved it an image. */
+  function bannerOf(req: Request): BannerInput | undefined {
+    const image = inspectedBannerOf(req);
+    if (!req.file || !image) return undefined;
+    return { data: req.file.buffer, image, baseUrl: publicBaseUrl(req, config.publicUrl) };
+  }
+
+  return {
+    async listBlogs(req: Request, res: Response) {
+      const { limit, offset } = paginationOf(matchedData(req));
+      const page = await blogs.listBlogs(currentUser(req), { limit, offset });
+      res.json({ limit, offset, ...page });
+    },
+
+    async listBlogsOfUser(req: Request, res: Response) {
+      const data = matchedData(req);
+      const { limit, offset } = paginationOf(data);
+      const page = await blogs.listBlogs(currentUser(req), { limit, offset, authorId: data.userId });
+      res.json({ limit, offset, ...page });
+    },
+
+    async getBlog(req: Request, res: Response) {
+      res.json({ blog: await blogs.readBlogBySlug(matchedData(req).slug, currentUser(req)) });
+    },
+
+    async createBlog(req: Request, res: Response) {
+      const { title, content, status = 'draft' } = matchedData<BlogForm>(req);
+      const blog = await blogs.createBlog(currentUser(req), { title: title!, content: content!, status, banner: bannerOf(req)! });
+      res.status(201).json({ blog });
+    },
+
+    async updateBlog(req: Request, res: Response) {
+      const { blogId, title, content, status, regenerate_slug } = matchedData<BlogForm & { blogId: string }>(req);
+      const blog = await blogs.updateBlog(
+        blogId,
+        { title, content, status, regenerateSlug: regenerate_slug, banner: bannerOf(req) },
+        currentUser(req),
+      );
+      res.json({ blog });
+    },
+
+    async deleteBlog(req: Request, res: Response) {
+      await blogs.deleteBlog(matchedData(req).blogId);
+      res.sendStatus(204);
+    },
+  };
+}

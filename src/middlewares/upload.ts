@@ -1,0 +1,51 @@
+/**
+ * Multipart parsing for the blog forms: one optional file field, `banner_image`, held in memory.
+ * The 2 MB limit is enforced by multer while the body streams in, so an oversized file is refused
+ * after 2 MB + 1 byte has been read, never buffered whole. The file's type is checked later, from its bytes.
+ */
+import type { NextFunction, Request, Response } from 'express';
+import multer from 'multer';
+import { BadRequest, PayloadTooLarge, RequestValidationError } from '../errors/http-errors';
+import { BANNER_LIMITS } from '../services/banner-image';
+
+export const BANNER_FIELD = 'banner_image';
+
+export function uploadBanner(options: { contentMaxLength: number }) {
+  const parse = multer({
+    storage: multer.memoryStorage(),
+    limits: {
+      fileSize: BANNER_LIMITS.bytes,
+      files: 1,
+      fields: 10,
+      // the longest content allowed, at up to 4 bytes a character; the validators then count characters
+      fieldSize: options.contentMaxLength * 4,
+      parts: 11,
+    },
+  }).single(BANNER_FIELD);
+
+  return (req: Request, res: Response, next: NextFunction) => {
+    parse(req, res, (error?: unknown) => {
+      if (error) next(toUploadError(error));
+      else next();
+    });
+  };
+}
+
+/** Whatever goes wrong while reading a multipart body is the client's doing. */
+function toUploadError(error: unknown) {
+  if (!(error instanceof multer.MulterError)) return new BadRequest('Malformed multipart/form-data body');
+  switch (error.code) {
+    case 'LIMIT_FILE_SIZE':
+      return new PayloadTooLarge(`Banner image must be at most ${BANNER_LIMITS.bytes / (1024 * 1024)} MB`);
+    case 'LIMIT_FIELD_VALUE':
+      return new PayloadTooLarge(error.field ? `Field "${error.field}" is too large` : 'A form field is too large');
+    case 'LIMIT_UNEXPECTED_FILE':
+    case 'LIMIT_FILE_COUNT':
+      return RequestValidationError.forField(
+        error.field ?? BANNER_FIELD,
+        `Only one file is accepted, in the field "${BANNER_FIELD}"`,
+      );
+    default:
+      return new BadRequest(`Malformed multipart/form-data body: ${error.message}`);
+  }
+}

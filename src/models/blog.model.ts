@@ -1,0 +1,77 @@
+/**
+ * A blog post. Its counters (views, likes, comments) are changed only with atomic `$inc` updates,
+ * next to the insert or delete of the record they count, so concurrent requests never lose one.
+ */
+import { Schema, model, type HydratedDocument, type InferSchemaType } from 'mongoose';
+
+export const BLOG_STATUSES = ['draft', 'published'] as const;
+export type BlogStatus = (typeof BLOG_STATUSES)[number];
+
+export const BLOG_LIMITS = { title: 180 } as const;
+
+const blogSchema = new Schema(
+  {
+    title: { type: String, required: true, maxlength: BLOG_LIMITS.title, trim: true },
+    // unique: GET /blogs/{slug} reads by it, and two blogs may never share one
+    slug: { type: String, required: true, unique: true },
+    content: { type: String, required: true },
+    banner: {
+      url: { type: String, required: true },
+      width: { type: Number, required: true },
+      height: { type: Number, required: true },
+      // the storage's own name for the file, needed to delete it; never serialised
+      key: { type: String, required: true },
+    },
+    // index: GET /blogs/user/{userId} and account deletion find blogs by author
+    author: { type: Schema.Types.ObjectId, ref: 'User', required: true, index: true },
+    viewsCount: { type: Number, default: 0, min: 0 },
+    likesCount: { type: Number, default: 0, min: 0 },
+    commentsCount: { type: Number, default: 0, min: 0 },
+    status: { type: String, enum: BLOG_STATUSES, default: 'draft', required: true },
+    // set the first time the blog is published, and kept when it is unpublished later
+    publishedAt: { type: Date, default: null },
+  },
+  {
+    timestamps: true,
+    toJSON: {
+      // A fixed field order; the banner's storage key and __v stay inside.
+      transform: (_document, result: Record<string, unknown>) => {
+        const banner = result.banner as { url: string; width: number; height: number };
+        return {
+          _id: result._id,
+          title: result.title,
+          slug: result.slug,
+          content: result.content,
+          banner: { url: banner.url, width: banner.width, height: banner.height },
+          author: result.author ?? null,
+          viewsCount: result.viewsCount,
+          likesCount: result.likesCount,
+          commentsCount: result.commentsCount,
+          status: result.status,
+          publishedAt: result.publishedAt ?? null,
+          createdAt: result.createdAt,
+          updatedAt: result.updatedAt,
+        };
+      },
+    },
+  },
+);
+
+// GET /blogs/ lists newest first, per status for regular users
+blogSchema.index({ status: 1, createdAt: -1, _id: -1 });
+// GET /blogs/user/{userId} lists one author's blogs newest first
+blogSchema.index({ author: 1, createdAt: -1, _id: -1 });
+
+export type Blog = InferSchemaType<typeof blogSchema>;
+export type BlogDocument = HydratedDocument<Blog>;
+export const BlogModel = model('Blog', blogSchema);
+
+export type BlogCounter = 'viewsCount' | 'likesCount' | 'commentsCount';
+
+/**
+ * Moves one counter of a blog atomically and answers the blog's new counters (null when the blog is gone).
+ * Counting is not editing: `updatedAt` stays as the last edit left it.
+ */
+export function incrementBlogCounter(blogId: unknown, counter: BlogCounter, by: number) {
+  return BlogModel.findOneAndUpdate({ _id: blogId }, { $inc: { [counter]: by } }, { new: true, timestamps: false, projection: { [counter]: 1 } });
+}

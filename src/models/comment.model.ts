@@ -1,0 +1,33 @@
+/** A comment: plain text by a signed-in user on a blog they may see. */
+import { Schema, model, type HydratedDocument, type InferSchemaType } from 'mongoose';
+
+export const COMMENT_LIMITS = { content: 1000 } as const;
+
+const commentSchema = new Schema(
+  {
+    blog: { type: Schema.Types.ObjectId, ref: 'Blog', required: true },
+    // index: account deletion removes a user's comments
+    author: { type: Schema.Types.ObjectId, ref: 'User', required: true, index: true },
+    content: { type: String, required: true, maxlength: COMMENT_LIMITS.content },
+  },
+  {
+    timestamps: true,
+    toJSON: {
+      transform: (_document, result: Record<string, unknown>) => ({
+        _id: result._id,
+        blog: result.blog,
+        author: result.author ?? null,
+        content: result.content,
+        createdAt: result.createdAt,
+        updatedAt: result.updatedAt,
+      }),
+    },
+  },
+);
+
+// GET /comments/blog/{blogId} lists a blog's comments newest first; blog deletion removes them
+commentSchema.index({ blog: 1, createdAt: -1, _id: -1 });
+
+export type Comment = InferSchemaType<typeof commentSchema>;
+export type CommentDocument = HydratedDocument<Comment>;
+export const CommentModel = model('Comment', commentSchema);

@@ -1,0 +1,28 @@
+import { Router } from 'express';
+import { createBlogController } from '../../controllers/v1/blog.controller';
+import { authorize } from '../../middlewares/authorize';
+import { uploadBanner } from '../../middlewares/upload';
+import { validate } from '../../middlewares/validate';
+import {
+  blogIdValidators,
+  blogSlugValidators,
+  createBlogValidators,
+  listBlogsOfUserValidators,
+  listBlogsValidators,
+  updateBlogValidators,
+} from '../../validators/blog.validators';
+import type { RouteDeps } from './index';
+
+export function blogRoutes(deps: RouteDeps): Router {
+  const blogs = createBlogController(deps);
+  const limits = deps.config.blogs;
+  const router = Router();
+  router.use(deps.authenticate);
+  router.get('/', listBlogsValidators, validate, blogs.listBlogs);
+  router.post('/', authorize('blogs:manage'), uploadBanner(limits), createBlogValidators(limits), validate, blogs.createBlog);
+  router.get('/user/:userId', listBlogsOfUserValidators, validate, blogs.listBlogsOfUser);
+  router.get('/:slug', blogSlugValidators, validate, blogs.getBlog);
+  router.put('/:blogId', authorize('blogs:manage'), uploadBanner(limits), updateBlogValidators(limits), validate, blogs.updateBlog);
+  router.delete('/:blogId', authorize('blogs:manage'), blogIdValidators, validate, blogs.deleteBlog);
+  return router;
+}

@@ -1,0 +1,55 @@
+/**
+ * Decides what an uploaded banner really is. The type comes from the file's own first bytes (its magic
+ * number), never from its name or the client's Content-Type; then the whole image is decoded, so a
+ * truncated or corrupt file is refused here instead of being published, and its real pixel size is known.
+ */
+import sharp from 'sharp';
+
+export const BANNER_LIMITS = {
+  bytes: 2 * 1024 * 1024,
+  /** A 2 MB file can still claim a gigapixel canvas (a decompression bomb); 50 megapixels is a generous banner. */
+  pixels: 50_000_000,
+} as const;
+
+export interface BannerImage {
+  extension: 'png' | 'jpeg' | 'webp';
+  mimeType: string;
+  width: number;
+  height: number;
+}
+
+const SIGNATURES: { extension: BannerImage['extension']; mimeType: string; matches: (bytes: Buffer) => boolean }[] = [
+  {
+    extension: 'png',
+    mimeType: 'image/png',
+    matches: (bytes) => bytes.subarray(0, 8).equals(Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a])),
+  },
+  { extension: 'jpeg', mimeType: 'image/jpeg', matches: (bytes) => bytes.subarray(0, 3).equals(Buffer.from([0xff, 0xd8, 0xff])) },
+  {
+    extension: 'webp',
+    mimeType: 'image/webp',
+    matches: (bytes) => bytes.toString('latin1', 0, 4) === 'RIFF' && bytes.toString('latin1', 8, 12) === 'WEBP',
+  },
+];
+
+/** Why a file was refused, in words for the client. */
+export class InvalidImageError extends Error {}
+
+export async function inspectBannerImage(data: Buffer): Promise<BannerImage> {
+  const signature = SIGNATURES.find((candidate) => candidate.matches(data));
+  if (!signature) throw new InvalidImageError('Banner image must be a PNG, JPEG or WebP image');
+  try {
+    const image = sharp(data, { failOn: 'truncated', limitInputPixels: BANNER_LIMITS.pixels });
+    const metadata = await image.metadata();
+    // The decoder must agree with the signature (a PNG header glued onto something else is not a PNG).
+    if (metadata.format !== signature.extension || !metadata.width || !metadata.height) throw new Error(`decoded as ${metadata.format}`);
+    // stats() decodes every pixel: the cheapest way to prove the whole file is readable.
+    await image.stats();
+    return { extension: signature.extension, mimeType: signature.mimeType, width: metadata.width, height: metadata.height };
+  } catch (error) {
+    if (error instanceof Error && /pixel limit/i.test(error.message)) {
+      throw new InvalidImageError(`Banner image must have at most ${BANNER_LIMITS.pixels} pixels`);
+    }
+    throw new InvalidImageError('Banner image could not be decoded (truncated or corrupt)');
+  }
+}

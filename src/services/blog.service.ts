@@ -1,0 +1,185 @@
+/**
+ * Blog posts: listing and reading as each viewer may, and creating, updating and deleting them together
+ * with their banner files. Without multi-document transactions, every step that writes two things
+ * (a file and a record, a record and a counter) is ordered so that a failure half-way leaves nothing
+ * pointing at something missing: files are stored before the record that names them, and removed after it.
+ */
+import { randomBytes } from 'node:crypto';
+import type { Types } from 'mongoose';
+import { NotFound } from '../errors/http-errors';
+import type { Logger } from '../lib/logger';
+import { duplicateKeyField } from '../lib/mongo-errors';
+import { BlogModel, type BlogDocument, type BlogStatus } from '../models/blog.model';
+import { CommentModel } from '../models/comment.model';
+import { LikeModel } from '../models/like.model';
+import type { BannerImage } from './banner-image';
+import { slugBaseFromTitle } from './blog-content';
+import type { BannerStorage, StoredFile } from './storage';
+import { authorView, canReadDrafts, visibleTo, type Viewer } from './viewer';
+
+const SLUG_ATTEMPTS = 8;
+
+/** A banner that passed inspection, with the bytes to store and the URL base to store it under. */
+export interface BannerInput {
+  data: Buffer;
+  image: BannerImage;
+  baseUrl: string;
+}
+
+export interface NewBlog {
+  title: string;
+  /** HTML, already sanitized by the validators (see sanitizeBlogContent). */
+  content: string;
+  status: BlogStatus;
+  banner: BannerInput;
+}
+
+export interface BlogChanges {
+  title?: string;
+  content?: string;
+  status?: BlogStatus;
+  banner?: BannerInput;
+  /** Derive a new slug from the (new) title; by default a slug never changes, so links keep working. */
+  regenerateSlug?: boolean;
+}
+
+export interface BlogPage {
+  total: number;
+  blogs: Record<string, unknown>[];
+}
+
+export function createBlogService({ storage, logger }: { storage: BannerStorage; logger: Logger }) {
+  async function storeBanner({ data, image, baseUrl }: BannerInput): Promise<StoredFile & { width: number; height: number }> {
+    const stored = await storage.save({ data, extension: image.extension, mimeType: image.mimeType, baseUrl });
+    return { ...stored, width: image.width, height: image.height };
+  }
+
+  /** Deletes a file whose record is already gone or never came to be; a failure only leaves an orphan file, so it is logged. */
+  async function discardBanner(key: string): Promise<void> {
+    try {
+      await storage.remove(key);
+    } catch (error) {
+      logger.error('could not delete a banner file; it is orphaned', { key, error: error instanceof Error ? error.message : String(error) });
+    }
+  }
+
+  /**
+   * Saves with the slug derived from the title, or with a random suffix when another blog holds it.
+   * The unique index decides races between two blogs with one title.
+   */
+  async function saveWithUniqueSlug(blog: BlogDocument, title: string): Promise<void> {
+    const base = slugBaseFromTitle(title);
+    for (let attempt = 0; ; attempt++) {
+      blog.slug = attempt === 0 ? base : `${base}-${randomBytes(3).toString('hex')}`;
+      try {
+        await blog.save();
+        return;
+      } catch (error) {
+        if (duplicateKeyField(error) !== 'slug' || attempt + 1 >= SLUG_ATTEMPTS) throw error;
+      }
+    }
+  }
+
+  /** Blogs as the viewer sees them: authors shaped for the viewer, and whether the viewer liked each, in one query. */
+  async function present(blogs: BlogDocument[], viewer: Viewer): Promise<Record<string, unknown>[]> {
+    const likes = await LikeModel.find({ user: viewer._id, blog: { $in: blogs.map((blog) => blog._id) } }).select('blog').lean();
+    const liked = new Set(likes.map((like) => String(like.blog)));
+    return blogs.map((blog) => {
+      const json = blog.toJSON() as Record<string, unknown>;
+      return { ...json, author: authorView(json.author, viewer), likedByMe: liked.has(String(blog._id)) };
+    });
+  }
+
+  async function listBlogs(viewer: Viewer, page: { limit: number; offset: number; authorId?: string }): Promise<BlogPage> {
+    const filter = { ...visibleTo(viewer), ...(page.authorId ? { author: page.authorId } : {}) };
+    const [total, blogs] = await Promise.all([
+      BlogModel.countDocuments(filter),
+      BlogModel.find(filter).sort({ createdAt: -1, _id: -1 }).skip(page.offset).limit(page.limit).populate('author'),
+    ]);
+    return { total, blogs: await present(blogs, viewer) };
+  }
+
+  /** A blog by slug; each read of a published blog counts one view, atomically. Drafts only for those who may read them. */
+  async function readBlogBySlug(slug: string, viewer: Viewer): Promise<Record<string, unknown>> {
+    let blog = await BlogModel.findOneAndUpdate({ slug, status: 'published' }, { $inc: { viewsCount: 1 } }, { new: true, timestamps: false })
+      .populate('author');
+    if (!blog && canReadDrafts(viewer)) blog = await BlogModel.findOne({ slug }).populate('author');
+    if (!blog) throw new NotFound('Blog not found');
+    return (await present([blog], viewer))[0];
+  }
+
+  async function createBlog(author: Viewer, fields: NewBlog): Promise<Record<string, unknown>> {
+    const banner = await storeBanner(fields.banner);
+    const blog = new BlogModel({
+      title: fields.title,
+      content: fields.content,
+      status: fields.status,
+      publishedAt: fields.status === 'published' ? new Date() : null,
+      author: author._id,
+      banner,
+    });
+    try {
+      await saveWithUniqueSlug(blog, fields.title);
+    } catch (error) {
+      await discardBanner(banner.key);
+      throw error;
+    }
+    await blog.populate('author');
+    return (await present([blog], author))[0];
+  }
+
+  async function updateBlog(blogId: string, changes: BlogChanges, viewer: Viewer): Promise<Record<string, unknown>> {
+    const blog = await BlogModel.findById(blogId);
+    if (!blog) throw new NotFound('Blog not found');
+    if (changes.title !== undefined) blog.title = changes.title;
+    if (changes.content !== undefined) blog.content = changes.content;
+    if (changes.status !== undefined) {
+      blog.status = changes.status;
+      if (changes.status === 'published' && !blog.publishedAt) blog.publishedAt = new Date();
+    }
+    const oldBannerKey = blog.banner?.key;
+    const newBanner = changes.banner && (await storeBanner(changes.banner));
+    if (newBanner) blog.banner = newBanner;
+    try {
+      // Only modified paths are written, so counters changed meanwhile by likes and views are kept.
+      if (changes.regenerateSlug) await saveWithUniqueSlug(blog, blog.title);
+      else await blog.save();
+    } catch (error) {
+      if (newBanner) await discardBanner(newBanner.key);
+      throw error;
+    }
+    if (newBanner && oldBannerKey) await discardBanner(oldBannerKey);
+    await blog.populate('author');
+    return (await present([blog], viewer))[0];
+  }
+
+  /** Removes the blog first (it disappears at once), then what hangs off it: comments, likes, the banner file. */
+  async function deleteBlog(blogId: Types.ObjectId | string): Promise<void> {
+    const blog = await BlogModel.findOneAndDelete({ _id: blogId });
+    if (!blog) throw new NotFound('Blog not found');
+    await Promise.all([CommentModel.deleteMany({ blog: blog._id }), LikeModel.deleteMany({ blog: blog._id })]);
+    if (blog.banner?.key) await discardBanner(blog.banner.key);
+  }
+
+  /** Account deletion: every blog the user wrote goes, with its comments, likes and banner. */
+  async function deleteBlogsOfAuthor(authorId: Types.ObjectId): Promise<void> {
+    const blogs = await BlogModel.find({ author: authorId }).select('_id');
+    for (const blog of blogs) {
+      await deleteBlog(blog._id).catch((error: unknown) => {
+        // deleted meanwhile by someone else: nothing left to do
+        if (!(error instanceof NotFound)) throw error;
+      });
+    }
+  }
+
+  return { listBlogs, readBlogBySlug, createBlog, updateBlog, deleteBlog, deleteBlogsOfAuthor };
+}
+
+export type BlogService = ReturnType<typeof createBlogService>;
+
+/** The blog a viewer may act on (like, comment): drafts are hidden from those who may not read them. */
+export async function findVisibleBlog(blogId: string, viewer: Viewer): Promise<BlogDocument> {
+  const blog = await BlogModel.findOne({ _id: blogId, ...visibleTo(viewer) });
+  if (!blog) throw new NotFound('Blog not found');
+  return blog;
+}

@@ -1,0 +1,98 @@
+/**
+ * Likes and comments, and the blog counters that follow them. Each counter moves by an atomic `$inc`
+ * right after the insert or delete of the record it counts, and only when that insert or delete
+ * really happened, so `likesCount` and `commentsCount` stay equal to the records under concurrency.
+ */
+import type { Types } from 'mongoose';
+import { BadRequest, NotFound } from '../errors/http-errors';
+import { isDuplicateKeyError } from '../lib/mongo-errors';
+import { incrementBlogCounter } from '../models/blog.model';
+import { CommentModel, type CommentDocument } from '../models/comment.model';
+import { LikeModel } from '../models/like.model';
+import { findVisibleBlog } from './blog.service';
+import { authorView, type Viewer } from './viewer';
+
+/** Returns the new likes count. Liking twice is a 400: the unique index, not a prior read, decides. */
+export async function likeBlog(blogId: string, viewer: Viewer): Promise<number> {
+  const blog = await findVisibleBlog(blogId, viewer);
+  try {
+    await LikeModel.create({ blog: blog._id, user: viewer._id });
+  } catch (error) {
+    if (isDuplicateKeyError(error)) throw new BadRequest('You have already liked this blog');
+    throw error;
+  }
+  const counted = await incrementBlogCounter(blog._id, 'likesCount', 1);
+  if (!counted) {
+    // the blog was deleted between the check and the like: take the like back
+    await LikeModel.deleteOne({ blog: blog._id, user: viewer._id });
+    throw new NotFound('Blog not found');
+  }
+  return counted.likesCount;
+}
+
+/** Unliking a blog the viewer has not liked is a 400, the mirror of liking twice. */
+export async function unlikeBlog(blogId: string, viewer: Viewer): Promise<void> {
+  const blog = await findVisibleBlog(blogId, viewer);
+  const { deletedCount } = await LikeModel.deleteOne({ blog: blog._id, user: viewer._id });
+  if (deletedCount === 0) throw new BadRequest('You have not liked this blog');
+  await incrementBlogCounter(blog._id, 'likesCount', -1);
+}
+
+function presentComment(comment: CommentDocument, viewer: Viewer): Record<string, unknown> {
+  const json = comment.toJSON() as Record<string, unknown>;
+  return { ...json, author: authorView(json.author, viewer) };
+}
+
+export async function addComment(blogId: string, viewer: Viewer, content: string): Promise<Record<string, unknown>> {
+  const blog = await findVisibleBlog(blogId, viewer);
+  const comment = await CommentModel.create({ blog: blog._id, author: viewer._id, content });
+  if (!(await incrementBlogCounter(blog._id, 'commentsCount', 1))) {
+    // the blog was deleted between the check and the comment: take the comment back
+    await CommentModel.deleteOne({ _id: comment._id });
+    throw new NotFound('Blog not found');
+  }
+  await comment.populate('author');
+  return presentComment(comment, viewer);
+}
+
+export async function listComments(
+  blogId: string,
+  viewer: Viewer,
+  page: { limit: number; offset: number },
+): Promise<{ total: number; comments: Record<string, unknown>[] }> {
+  const blog = await findVisibleBlog(blogId, viewer);
+  const [total, comments] = await Promise.all([
+    CommentModel.countDocuments({ blog: blog._id }),
+    CommentModel.find({ blog: blog._id }).sort({ createdAt: -1, _id: -1 }).skip(page.offset).limit(page.limit).populate('author'),
+  ]);
+  return { total, comments: comments.map((comment) => presentComment(comment, viewer)) };
+}
+
+export async function findComment(commentId: string): Promise<CommentDocument> {
+  const comment = await CommentModel.findById(commentId);
+  if (!comment) throw new NotFound('Comment not found');
+  return comment;
+}
+
+export async function deleteComment(comment: CommentDocument): Promise<void> {
+  const { deletedCount } = await CommentModel.deleteOne({ _id: comment._id });
+  if (deletedCount === 0) throw new NotFound('Comment not found');
+  await incrementBlogCounter(comment.blog, 'commentsCount', -1);
+}
+
+/** Account deletion: the user's likes and comments go, and the counters of the blogs they were on follow. */
+export async function deleteEngagementOfUser(userId: Types.ObjectId): Promise<void> {
+  const likes = await LikeModel.find({ user: userId }).select('_id blog').lean();
+  for (const like of likes) {
+    const { deletedCount } = await LikeModel.deleteOne({ _id: like._id });
+    if (deletedCount) await incrementBlogCounter(like.blog, 'likesCount', -1);
+  }
+  const perBlog = await CommentModel.aggregate<{ _id: Types.ObjectId; count: number }>([
+    { $match: { author: userId } },
+    { $group: { _id: '$blog', count: { $sum: 1 } } },
+  ]);
+  for (const { _id: blog } of perBlog) {
+    const { deletedCount } = await CommentModel.deleteMany({ author: userId, blog });
+    if (deletedCount) await incrementBlogCounter(blog, 'commentsCount', -deletedCount);
+  }
+}

@@ -1,0 +1,88 @@
+/** express-validator chains for /blogs, /likes and /comments. */
+import { body, param } from 'express-validator';
+import type { Request } from 'express';
+import { BLOG_LIMITS, BLOG_STATUSES } from '../models/blog.model';
+import { COMMENT_LIMITS } from '../models/comment.model';
+import { BANNER_FIELD } from '../middlewares/upload';
+import { sanitizeBlogContent } from '../services/blog-content';
+import { inspectBannerImage, InvalidImageError, type BannerImage } from '../services/banner-image';
+import { objectIdParam, optionalString, pagination, requiredString } from './common.validators';
+
+/** What the banner check learnt of the uploaded file, for the controller. */
+const inspectedBanners = new WeakMap<Request, BannerImage>();
+export const inspectedBannerOf = (req: Request) => inspectedBanners.get(req);
+
+/**
+ * The uploaded banner, checked from its bytes and fully decoded. Reported like any other field
+ * (`banner_image`, location `body`), so a form with several mistakes gets them all at once.
+ */
+const bannerField = (required: boolean) =>
+  body(BANNER_FIELD).custom(async (_value, { req }) => {
+    const request = req as Request;
+    if (!request.file) {
+      if (required) throw new Error('Banner image is required');
+      return true;
+    }
+    try {
+      inspectedBanners.set(request, await inspectBannerImage(request.file.buffer));
+    } catch (error) {
+      if (error instanceof InvalidImageError) throw new Error(error.message);
+      throw error;
+    }
+    return true;
+  });
+
+const titleLength = { min: 1, max: BLOG_LIMITS.title };
+const titleMessage = `Title must be 1 to ${BLOG_LIMITS.title} characters`;
+const statusMessage = `Status must be one of: ${BLOG_STATUSES.join(', ')}`;
+
+/** Content is sanitized here, at the boundary, and must still say something afterwards. */
+const contentField = (chain: ReturnType<typeof optionalString>, maxLength: number) =>
+  chain
+    .isLength({ min: 1, max: maxLength })
+    .withMessage(`Content must be 1 to ${maxLength} characters`)
+    .bail()
+    .customSanitizer(sanitizeBlogContent)
+    .notEmpty()
+    .withMessage('Content is empty once scripts and other disallowed HTML are removed');
+
+export const blogIdValidators = [objectIdParam('blogId', 'Blog id')];
+
+export function createBlogValidators(options: { contentMaxLength: number }) {
+  return [
+    requiredString('title', 'Title').isLength(titleLength).withMessage(titleMessage),
+    contentField(requiredString('content', 'Content'), options.contentMaxLength),
+    optionalString('status', 'Status').isIn(BLOG_STATUSES).withMessage(statusMessage),
+    bannerField(true),
+  ];
+}
+
+export function updateBlogValidators(options: { contentMaxLength: number }) {
+  return [
+    ...blogIdValidators,
+    optionalString('title', 'Title').isLength(titleLength).withMessage(titleMessage),
+    contentField(optionalString('content', 'Content'), options.contentMaxLength),
+    optionalString('status', 'Status').isIn(BLOG_STATUSES).withMessage(statusMessage),
+    optionalString('regenerate_slug', 'regenerate_slug')
+      .isIn(['true', 'false'])
+      .withMessage('regenerate_slug must be "true" or "false"')
+      .bail()
+      .toBoolean(true),
+    bannerField(false),
+  ];
+}
+
+export const listBlogsValidators = pagination;
+export const listBlogsOfUserValidators = [objectIdParam('userId', 'User id'), ...pagination];
+export const blogSlugValidators = [
+  param('slug').isLength({ min: 1, max: 200 }).withMessage('Slug must be 1 to 200 characters'),
+];
+
+export const addCommentValidators = [
+  ...blogIdValidators,
+  requiredString('content', 'Content')
+    .isLength({ min: 1, max: COMMENT_LIMITS.content })
+    .withMessage(`Content must be 1 to ${COMMENT_LIMITS.content} characters`),
+];
+export const listCommentsValidators = [...blogIdValidators, ...pagination];
+export const commentIdValidators = [objectIdParam('commentId', 'Comment id')];
