@@ -20,7 +20,7 @@ export interface TestContext {
   logger: Logger;
   /** This file's own uploads folder (local banner storage), removed by close(). */
   uploadsDir: string;
-  /** Another app with other settings, on this file's database (e.g. a short token lifetime). */
+  /** Another app with other settings, on this file's database and with its JWT secrets (e.g. a short token lifetime). */
   buildApp(env: Record<string, string>): { app: Express; config: Config };
   close(): Promise<void>;
 }
@@ -47,8 +47,9 @@ export async function createTestContext(
   await connectDatabase({ uri, dbName });
 
   const uploadsDir = mkdtempSync(path.join(tmpdir(), 'blog-api-uploads-'));
-  const env = { UPLOADS_DIR: uploadsDir, ...options.env };
-  const { config } = loadConfig(testEnvironment(env));
+  // fixed once, secrets included, so that apps from buildApp accept this app's tokens
+  const env = testEnvironment({ UPLOADS_DIR: uploadsDir, ...options.env }) as Record<string, string>;
+  const { config } = loadConfig(env);
   const logger = createLogger({ level: config.logLevel, json: true });
   const app = createApp({ config, logger, ...options.deps });
   return {
@@ -57,7 +58,7 @@ export async function createTestContext(
     logger,
     uploadsDir,
     buildApp(overrides) {
-      const other = loadConfig(testEnvironment({ ...env, ...overrides })).config;
+      const other = loadConfig({ ...env, ...overrides }).config;
       return { app: createApp({ config: other, logger, ...options.deps }), config: other };
     },
     async close() {
