@@ -1,0 +1,497 @@
+import { existsSync, readdirSync } from 'node:fs';
+import path from 'node:path';
+import request from 'supertest';
+import { BlogModel } from '../src/models/blog.model';
+import { createBlog, postBlog } from './helpers/blogs';
+import { makeImage } from './helpers/images';
+import { createTestContext, type TestContext } from './helpers/test-app';
+import { bearer, registerAdmin, registerUser, type SignedInUser } from './helpers/users';
+
+let ctx: TestContext;
+let admin: SignedInUser;
+let reader: SignedInUser;
+beforeAll(async () => {
+  ctx = await createTestContext({ env: { ADMIN_EMAILS: 'admin@example.com,second@example.com' } });
+  admin = await registerAdmin(ctx.app);
+  reader = await registerUser(ctx.app);
+});
+afterAll(() => ctx.close());
+
+const api = () => request(ctx.app);
+const UNKNOWN_ID = '5f0000000000000000000000';
+const bannerFiles = () => readdirSync(path.join(ctx.uploadsDir, 'banners'));
+const fileOf = (url: string) => path.join(ctx.uploadsDir, 'banners', path.basename(new URL(url).pathname));
+
+const BLOG_KEYS = [
+  '_id', 'title', 'slug', 'content', 'banner', 'author', 'viewsCount', 'likesCount',
+  'commentsCount', 'status', 'publishedAt', 'createdAt', 'updatedAt', 'likedByMe',
+];
+
+describe('POST /blogs/', () => {
+  it.each([
+    ['png', 'image/png'],
+    ['jpeg', 'image/jpeg'],
+    ['webp', 'image/webp'],
+  ] as const)('creates a blog with a %s banner: 201, the whole shape, the real pixel size', async (format, mimeType) => {
+    const banner = await makeImage(format, 97, 41);
+    const response = await postBlog(ctx.app, admin, { title: `A ${format} post`, banner, filename: `b.${format}` });
+
+    expect(response.status).toBe(201);
+    const { blog } = response.body;
+    expect(Object.keys(blog)).toEqual(BLOG_KEYS);
+    expect(blog).toMatchObject({
+      title: `A ${format} post`,
+      slug: `a-${format}-post`,
+      banner: { url: expect.stringMatching(new RegExp(`/uploads/banners/[a-f0-9]{24}\\.${format}$`)), width: 97, height: 41 },
+      author: { _id: admin.user._id, username: admin.user.username, role: 'admin' },
+      viewsCount: 0,
+      likesCount: 0,
+      commentsCount: 0,
+      status: 'draft',
+      publishedAt: null,
+      likedByMe: false,
+    });
+    expect(Object.keys(blog.banner)).toEqual(['url', 'width', 'height']);
+
+    const served = await api().get(new URL(blog.banner.url).pathname);
+    expect(served.status).toBe(200);
+    expect(served.headers['content-type']).toBe(mimeType);
+    expect(Buffer.compare(served.body, banner)).toBe(0);
+  });
+
+  it('publishes at once with status published, setting publishedAt', async () => {
+    const before = Date.now();
+    const blog = await createBlog(ctx.app, admin, { status: 'published' });
+    expect(blog.status).toBe('published');
+    expect(new Date(blog.publishedAt as string).getTime()).toBeGreaterThanOrEqual(before - 1000);
+  });
+
+  it('stores content sanitized: scripts, handlers and javascript: URLs go, formatting, links and images stay', async () => {
+    const content =
+      '<h2 onclick="steal()">Title</h2><p style="color:red">Hello <strong>bold</strong> <em>it</em> ' +
+      '<a href="javascript:alert(1)">bad</a> <a href="https://example.com">good</a></p>' +
+      '<script>alert(1)</script><iframe src="https://evil.example"></iframe>' +
+      '<img src="https://img.example/a.png" alt="A" onerror="steal()"><ul><li>one</li></ul>';
+    const blog = await createBlog(ctx.app, admin, { content });
+
+    expect(blog.content).toBe(
+      '<h2>Title</h2><p>Hello <strong>bold</strong> <em>it</em> <a rel="noopener noreferrer nofollow">bad</a> ' +
+        '<a href="https://example.com" rel="noopener noreferrer nofollow">good</a></p>' +
+        '<img src="https://img.example/a.png" alt="A" /><ul><li>one</li></ul>',
+    );
+  });
+
+  it('gives a second blog with the same title a distinct slug', async () => {
+    const first = await createBlog(ctx.app, admin, { title: 'Same Title, Twice!' });
+    const second = await createBlog(ctx.app, admin, { title: 'Same Title, Twice!' });
+
+    expect(first.slug).toBe('same-title-twice');
+    expect(second.slug).toMatch(/^same-title-twice-[a-f0-9]{6}$/);
+  });
+
+  it('derives URL-friendly slugs from any title', async () => {
+    const accented = await createBlog(ctx.app, admin, { title: 'Ça va, Wörld? <3 & more' });
+    const symbols = await createBlog(ctx.app, admin, { title: '東京' });
+    expect(accented.slug).toBe('ca-va-world-3-more');
+    expect(symbols.slug).toMatch(/^post(-[a-f0-9]{6})?$/);
+  });
+
+  describe('refuses invalid forms with 400 ValidationError, storing nothing', () => {
+    let filesBefore: number;
+    let blogsBefore: number;
+    beforeEach(async () => {
+      filesBefore = existsSync(path.join(ctx.uploadsDir, 'banners')) ? bannerFiles().length : 0;
+      blogsBefore = await BlogModel.countDocuments();
+    });
+    afterEach(async () => {
+      expect(await BlogModel.countDocuments()).toBe(blogsBefore);
+      expect(existsSync(path.join(ctx.uploadsDir, 'banners')) ? bannerFiles().length : 0).toBe(filesBefore);
+    });
+
+    const expectFieldError = (response: request.Response, field: string) => {
+      expect(response.status).toBe(400);
+      expect(response.body.code).toBe('ValidationError');
+      expect(response.body.errors[field]).toEqual({ type: 'field', value: expect.any(String), msg: expect.any(String), path: field, location: 'body' });
+    };
+
+    it('a text file renamed to .png', async () => {
+      const response = await postBlog(ctx.app, admin, { banner: Buffer.from('just some text, not an image at all'), filename: 'banner.png' });
+      expectFieldError(response, 'banner_image');
+      expect(response.body.errors.banner_image.msg).toBe('Banner image must be a PNG, JPEG or WebP image');
+    });
+
+    it('a GIF (a real image of another type)', async () => {
+      const gif = Buffer.from('R0lGODlhAQABAIAAAAAAAP///yH5BAEAAAAALAAAAAABAAEAAAIBRAA7', 'base64');
+      expectFieldError(await postBlog(ctx.app, admin, { banner: gif, filename: 'banner.png' }), 'banner_image');
+    });
+
+    it.each(['png', 'jpeg', 'webp'] as const)('a truncated %s', async (format) => {
+      const whole = await makeImage(format, 200, 150);
+      const response = await postBlog(ctx.app, admin, { banner: whole.subarray(0, Math.floor(whole.length * 0.6)) });
+      expectFieldError(response, 'banner_image');
+      expect(response.body.errors.banner_image.msg).toMatch(/could not be decoded/);
+    });
+
+    it('a missing banner', async () => {
+      const response = await api().post('/api/v1/blogs/').set(bearer(admin)).field('title', 'No banner').field('content', '<p>x</p>');
+      expectFieldError(response, 'banner_image');
+    });
+
+    it('a JSON body instead of a form', async () => {
+      const response = await api().post('/api/v1/blogs/').set(bearer(admin)).send({ title: 'JSON', content: '<p>x</p>' });
+      expectFieldError(response, 'banner_image');
+    });
+
+    it('a file in another field', async () => {
+      const response = await api()
+        .post('/api/v1/blogs/')
+        .set(bearer(admin))
+        .field('title', 'Wrong field')
+        .field('content', '<p>x</p>')
+        .attach('image', await makeImage('png'), 'b.png');
+      expectFieldError(response, 'image');
+    });
+
+    it.each([
+      ['missing', undefined],
+      ['empty', '   '],
+      ['181 characters', 'x'.repeat(181)],
+    ])('a title %s', async (_label, title) => {
+      const req = api().post('/api/v1/blogs/').set(bearer(admin)).field('content', '<p>x</p>');
+      if (title !== undefined) req.field('title', title);
+      expectFieldError(await req.attach('banner_image', await makeImage('png'), 'b.png'), 'title');
+    });
+
+    it('a repeated title (an array, not a string)', async () => {
+      const response = await api()
+        .post('/api/v1/blogs/')
+        .set(bearer(admin))
+        .field('title', 'one')
+        .field('title', 'two')
+        .field('content', '<p>x</p>')
+        .attach('banner_image', await makeImage('png'), 'b.png');
+      expectFieldError(response, 'title');
+    });
+
+    it('an operator object as the title', async () => {
+      const response = await api()
+        .post('/api/v1/blogs/')
+        .set(bearer(admin))
+        .field('title[$gt]', '')
+        .field('content', '<p>x</p>')
+        .attach('banner_image', await makeImage('png'), 'b.png');
+      expectFieldError(response, 'title');
+    });
+
+    it('content missing, over the configured maximum, or nothing but a script', async () => {
+      const { app } = ctx.buildApp({ BLOG_CONTENT_MAX_LENGTH: '50' });
+      expectFieldError(await postBlog(app, admin, { content: 'x'.repeat(51) }), 'content');
+      expectFieldError(await postBlog(ctx.app, admin, { content: '<script>alert(1)</script>' }), 'content');
+      const missing = await api().post('/api/v1/blogs/').set(bearer(admin)).field('title', 't').attach('banner_image', await makeImage('png'), 'b.png');
+      expectFieldError(missing, 'content');
+    });
+
+    it('a status other than draft or published', async () => {
+      expectFieldError(await postBlog(ctx.app, admin, { status: 'archived' as never }), 'status');
+    });
+
+    it('several mistakes at once, each under its field', async () => {
+      const response = await api()
+        .post('/api/v1/blogs/')
+        .set(bearer(admin))
+        .field('status', 'nope')
+        .attach('banner_image', Buffer.from('text'), 'b.png');
+      expect(response.status).toBe(400);
+      expect(Object.keys(response.body.errors).sort()).toEqual(['banner_image', 'content', 'status', 'title']);
+    });
+  });
+
+  it('refuses a banner of 2 MB + 1 byte with 413 ValidationError, and accepts exactly 2 MB', async () => {
+    const png = await makeImage('png', 16, 16);
+    // bytes after PNG's IEND chunk are ignored by decoders, so the file stays a valid image at any size
+    const padded = (size: number) => Buffer.concat([png, Buffer.alloc(size - png.length)]);
+
+    const tooLarge = await postBlog(ctx.app, admin, { banner: padded(2 * 1024 * 1024 + 1) });
+    expect(tooLarge.status).toBe(413);
+    expect(tooLarge.body).toEqual({ code: 'ValidationError', message: 'Banner image must be at most 2 MB' });
+
+    const exact = await postBlog(ctx.app, admin, { banner: padded(2 * 1024 * 1024) });
+    expect(exact.status).toBe(201);
+  });
+
+  it('refuses a malformed multipart body with 400', async () => {
+    const response = await api()
+      .post('/api/v1/blogs/')
+      .set(bearer(admin))
+      .set('Content-Type', 'multipart/form-data; boundary=xyz')
+      .send('--xyz\r\nContent-Disposition: form-data; name="title"\r\n\r\nunterminated');
+    expect(response.status).toBe(400);
+    expect(response.body).toEqual({ code: 'BadRequest', message: expect.any(String) });
+  });
+
+  it('answers 401 without a token and 403 AuthorizationError for a regular user, before reading the upload', async () => {
+    const anonymous = await api().post('/api/v1/blogs/').field('title', 'x');
+    expect(anonymous.status).toBe(401);
+    expect(anonymous.body.code).toBe('AuthenticationError');
+
+    const forbidden = await postBlog(ctx.app, reader);
+    expect(forbidden.status).toBe(403);
+    expect(forbidden.body).toEqual({ code: 'AuthorizationError', message: expect.any(String) });
+  });
+});
+
+describe('reading blogs', () => {
+  let author: SignedInUser;
+  let published: { _id: string; slug: string }[];
+  let draft: { _id: string; slug: string };
+  beforeAll(async () => {
+    author = await registerAdmin(ctx.app, 'second@example.com');
+    published = [];
+    for (let i = 0; i < 3; i++) published.push(await createBlog(ctx.app, author, { title: `Second's post ${i}`, status: 'published' }));
+    draft = await createBlog(ctx.app, author, { title: "Second's draft" });
+  });
+
+  describe('GET /blogs/', () => {
+    it('gives regular users only published blogs, newest first, with the defaults echoed', async () => {
+      const response = await api().get('/api/v1/blogs/').set(bearer(reader));
+
+      expect(response.status).toBe(200);
+      expect(Object.keys(response.body)).toEqual(['limit', 'offset', 'total', 'blogs']);
+      expect(response.body).toMatchObject({ limit: 20, offset: 0, total: await BlogModel.countDocuments({ status: 'published' }) });
+      const blogs = response.body.blogs as { status: string; createdAt: string; slug: string }[];
+      expect(blogs.every((blog) => blog.status === 'published')).toBe(true);
+      expect(blogs.map((blog) => blog.slug)).not.toContain(draft.slug);
+      const times = blogs.map((blog) => Date.parse(blog.createdAt));
+      expect(times).toEqual([...times].sort((a, b) => b - a));
+      expect(blogs[0].slug).toBe(published[2].slug);
+    });
+
+    it('gives admins every blog, drafts included', async () => {
+      const response = await api().get('/api/v1/blogs/').set(bearer(admin)).query({ limit: 50 });
+      expect(response.body.total).toBe(await BlogModel.countDocuments());
+      expect(response.body.blogs.map((blog: { slug: string }) => blog.slug)).toContain(draft.slug);
+    });
+
+    it('shows authors without their email to regular users, and with it to admins', async () => {
+      const asReader = await api().get('/api/v1/blogs/').set(bearer(reader));
+      const asAdmin = await api().get('/api/v1/blogs/').set(bearer(admin));
+      expect(asReader.body.blogs[0].author).not.toHaveProperty('email');
+      expect(asReader.body.blogs[0].author).toMatchObject({ _id: author.user._id, username: author.user.username });
+      expect(asAdmin.body.blogs[0].author.email).toBe('second@example.com');
+      expect(JSON.stringify(asAdmin.body)).not.toMatch(/password|\$2[aby]\$|"key"/);
+    });
+
+    it('pages with limit and offset', async () => {
+      const all = (await api().get('/api/v1/blogs/').set(bearer(reader)).query({ limit: 50 })).body.blogs;
+      const page = await api().get('/api/v1/blogs/').set(bearer(reader)).query({ limit: 2, offset: 1 });
+
+      expect(page.body).toMatchObject({ limit: 2, offset: 1, total: all.length });
+      expect(page.body.blogs.map((blog: { _id: string }) => blog._id)).toEqual(all.slice(1, 3).map((blog: { _id: string }) => blog._id));
+      const beyond = await api().get('/api/v1/blogs/').set(bearer(reader)).query({ offset: 10_000 });
+      expect(beyond.body).toMatchObject({ offset: 10_000, blogs: [] });
+    });
+
+    it.each([
+      ['limit', '0'],
+      ['limit', '51'],
+      ['limit', 'abc'],
+      ['limit', '1.5'],
+      ['offset', '-1'],
+      ['offset', 'x'],
+    ])('refuses %s=%s with 400 ValidationError', async (name, value) => {
+      const response = await api().get('/api/v1/blogs/').set(bearer(reader)).query({ [name]: value });
+      expect(response.status).toBe(400);
+      expect(response.body.errors[name]).toMatchObject({ path: name, location: 'query', value });
+    });
+
+    it('refuses a repeated limit', async () => {
+      const response = await api().get('/api/v1/blogs/?limit=1&limit=2').set(bearer(reader));
+      expect(response.status).toBe(400);
+    });
+
+    it('answers 401 without a token', async () => {
+      expect((await api().get('/api/v1/blogs/')).status).toBe(401);
+    });
+  });
+
+  describe('GET /blogs/user/{userId}', () => {
+    it("lists one author's published blogs for regular users, newest first", async () => {
+      const response = await api().get(`/api/v1/blogs/user/${author.user._id}`).set(bearer(reader));
+      expect(response.status).toBe(200);
+      expect(response.body).toMatchObject({ limit: 20, offset: 0, total: 3 });
+      expect(response.body.blogs.map((blog: { slug: string }) => blog.slug)).toEqual(published.map((blog) => blog.slug).reverse());
+    });
+
+    it("lists the author's drafts too for admins", async () => {
+      const response = await api().get(`/api/v1/blogs/user/${author.user._id}`).set(bearer(admin));
+      expect(response.body.total).toBe(4);
+      expect(response.body.blogs[0].slug).toBe(draft.slug);
+    });
+
+    it('answers an empty page for a user without blogs, 400 for a malformed id, 400 for bad paging', async () => {
+      expect((await api().get(`/api/v1/blogs/user/${UNKNOWN_ID}`).set(bearer(reader))).body).toEqual({ limit: 20, offset: 0, total: 0, blogs: [] });
+      const malformed = await api().get('/api/v1/blogs/user/not-an-id').set(bearer(reader));
+      expect(malformed.status).toBe(400);
+      expect(malformed.body.errors.userId).toMatchObject({ location: 'params' });
+      expect((await api().get(`/api/v1/blogs/user/${author.user._id}`).query({ limit: 51 }).set(bearer(reader))).status).toBe(400);
+      expect((await api().get(`/api/v1/blogs/user/${author.user._id}`)).status).toBe(401);
+    });
+  });
+
+  describe('GET /blogs/{slug}', () => {
+    it('answers {blog} and counts each view of a published blog', async () => {
+      const first = await api().get(`/api/v1/blogs/${published[0].slug}`).set(bearer(reader));
+      const second = await api().get(`/api/v1/blogs/${published[0].slug}`).set(bearer(reader));
+
+      expect(first.status).toBe(200);
+      expect(Object.keys(first.body)).toEqual(['blog']);
+      expect(Object.keys(first.body.blog)).toEqual(BLOG_KEYS);
+      expect(second.body.blog.viewsCount).toBe(first.body.blog.viewsCount + 1);
+      // a view is not an edit
+      expect(second.body.blog.updatedAt).toBe(first.body.blog.updatedAt);
+    });
+
+    it('counts concurrent views without losing any', async () => {
+      const blog = await createBlog(ctx.app, author, { status: 'published' });
+      await Promise.all(Array.from({ length: 30 }, () => api().get(`/api/v1/blogs/${blog.slug}`).set(bearer(reader)).expect(200)));
+      expect((await BlogModel.findById(blog._id))!.viewsCount).toBe(30);
+    });
+
+    it('hides a draft from regular users with the same 404 as an unknown slug', async () => {
+      const hidden = await api().get(`/api/v1/blogs/${draft.slug}`).set(bearer(reader));
+      const unknown = await api().get('/api/v1/blogs/no-such-blog').set(bearer(reader));
+      expect(hidden.status).toBe(404);
+      expect(hidden.body).toEqual({ code: 'NotFound', message: 'Blog not found' });
+      expect(unknown.body).toEqual(hidden.body);
+    });
+
+    it('shows a draft to admins without counting a view', async () => {
+      const response = await api().get(`/api/v1/blogs/${draft.slug}`).set(bearer(admin));
+      expect(response.status).toBe(200);
+      expect(response.body.blog).toMatchObject({ status: 'draft', viewsCount: 0 });
+    });
+  });
+});
+
+describe('PUT /blogs/{blogId}', () => {
+  it('changes title, content and status; the slug stays; the first publication sets publishedAt', async () => {
+    const blog = await createBlog(ctx.app, admin, { title: 'Original title' });
+    const response = await api()
+      .put(`/api/v1/blogs/${blog._id}`)
+      .set(bearer(admin))
+      .field('title', 'A better title')
+      .field('content', '<p>New <script>x</script>text</p>')
+      .field('status', 'published');
+
+    expect(response.status).toBe(200);
+    expect(response.body.blog).toMatchObject({
+      title: 'A better title',
+      slug: 'original-title',
+      content: '<p>New text</p>',
+      status: 'published',
+      publishedAt: expect.any(String),
+      banner: blog.banner,
+    });
+    expect(Date.parse(response.body.blog.updatedAt)).toBeGreaterThanOrEqual(Date.parse(blog.updatedAt as string));
+  });
+
+  it('keeps the first publishedAt when a blog is unpublished and published again', async () => {
+    const blog = await createBlog(ctx.app, admin, { status: 'published' });
+    await api().put(`/api/v1/blogs/${blog._id}`).set(bearer(admin)).field('status', 'draft').expect(200);
+    const again = await api().put(`/api/v1/blogs/${blog._id}`).set(bearer(admin)).field('status', 'published');
+    expect(again.body.blog.publishedAt).toBe(blog.publishedAt);
+  });
+
+  it('derives a new slug from the title when asked to', async () => {
+    const blog = await createBlog(ctx.app, admin, { title: 'Before rename' });
+    const response = await api()
+      .put(`/api/v1/blogs/${blog._id}`)
+      .set(bearer(admin))
+      .field('title', 'After rename')
+      .field('regenerate_slug', 'true');
+    expect(response.body.blog.slug).toBe('after-rename');
+    expect((await api().get('/api/v1/blogs/after-rename').set(bearer(admin))).status).toBe(200);
+    expect((await api().get('/api/v1/blogs/before-rename').set(bearer(admin))).status).toBe(404);
+  });
+
+  it('replaces the banner and deletes the old file', async () => {
+    const blog = await createBlog(ctx.app, admin);
+    const oldFile = fileOf((blog.banner as { url: string }).url);
+    expect(existsSync(oldFile)).toBe(true);
+
+    const response = await api()
+      .put(`/api/v1/blogs/${blog._id}`)
+      .set(bearer(admin))
+      .attach('banner_image', await makeImage('webp', 33, 22), 'new.webp');
+
+    expect(response.status).toBe(200);
+    expect(response.body.blog.banner).toMatchObject({ width: 33, height: 22, url: expect.stringMatching(/\.webp$/) });
+    expect(existsSync(fileOf(response.body.blog.banner.url))).toBe(true);
+    expect(existsSync(oldFile)).toBe(false);
+  });
+
+  it('keeps the old banner when the new one is refused', async () => {
+    const blog = await createBlog(ctx.app, admin);
+    const response = await api().put(`/api/v1/blogs/${blog._id}`).set(bearer(admin)).attach('banner_image', Buffer.from('nope'), 'x.png');
+    expect(response.status).toBe(400);
+    expect(existsSync(fileOf((blog.banner as { url: string }).url))).toBe(true);
+  });
+
+  it('keeps the counters that changed meanwhile', async () => {
+    const blog = await createBlog(ctx.app, admin, { status: 'published' });
+    await api().post(`/api/v1/likes/blog/${blog._id}`).set(bearer(reader)).expect(200);
+    const response = await api().put(`/api/v1/blogs/${blog._id}`).set(bearer(admin)).field('title', 'Edited after a like');
+    expect(response.body.blog.likesCount).toBe(1);
+  });
+
+  it.each([
+    ['title', 'x'.repeat(181)],
+    ['status', 'archived'],
+    ['regenerate_slug', 'yes'],
+    ['content', '<script>only</script>'],
+  ])('refuses an invalid %s with 400 ValidationError', async (field, value) => {
+    const blog = await createBlog(ctx.app, admin);
+    const response = await api().put(`/api/v1/blogs/${blog._id}`).set(bearer(admin)).field(field, value);
+    expect(response.status).toBe(400);
+    expect(response.body.errors[field]).toMatchObject({ path: field, location: 'body' });
+  });
+
+  it('answers 404 for an unknown blog, 400 for a malformed id, 403 for regular users, 401 without a token', async () => {
+    expect((await api().put(`/api/v1/blogs/${UNKNOWN_ID}`).set(bearer(admin)).field('title', 'x')).status).toBe(404);
+    expect((await api().put('/api/v1/blogs/nope').set(bearer(admin)).field('title', 'x')).status).toBe(400);
+    const blog = await createBlog(ctx.app, admin);
+    expect((await api().put(`/api/v1/blogs/${blog._id}`).set(bearer(reader)).field('title', 'x')).status).toBe(403);
+    expect((await api().put(`/api/v1/blogs/${blog._id}`).field('title', 'x')).status).toBe(401);
+  });
+});
+
+describe('DELETE /blogs/{blogId}', () => {
+  it('answers 204 and removes the blog, its banner file, its comments and its likes', async () => {
+    const blog = await createBlog(ctx.app, admin, { status: 'published' });
+    await api().post(`/api/v1/likes/blog/${blog._id}`).set(bearer(reader)).expect(200);
+    await api().post(`/api/v1/comments/blog/${blog._id}`).set(bearer(reader)).send({ content: 'First!' }).expect(201);
+    const file = fileOf((blog.banner as { url: string }).url);
+
+    const response = await api().delete(`/api/v1/blogs/${blog._id}`).set(bearer(admin));
+
+    expect(response.status).toBe(204);
+    expect(response.text).toBe('');
+    expect(existsSync(file)).toBe(false);
+    expect((await api().get(`/api/v1/blogs/${blog.slug}`).set(bearer(admin))).status).toBe(404);
+    expect((await api().get(`/api/v1/comments/blog/${blog._id}`).set(bearer(admin))).status).toBe(404);
+    const { CommentModel } = await import('../src/models/comment.model');
+    const { LikeModel } = await import('../src/models/like.model');
+    expect(await CommentModel.countDocuments({ blog: blog._id })).toBe(0);
+    expect(await LikeModel.countDocuments({ blog: blog._id })).toBe(0);
+  });
+
+  it('answers 404 the second time, 400 for a malformed id, 403 for regular users', async () => {
+    const blog = await createBlog(ctx.app, admin);
+    expect((await api().delete(`/api/v1/blogs/${blog._id}`).set(bearer(reader))).status).toBe(403);
+    await api().delete(`/api/v1/blogs/${blog._id}`).set(bearer(admin)).expect(204);
+    const again = await api().delete(`/api/v1/blogs/${blog._id}`).set(bearer(admin));
+    expect(again.status).toBe(404);
+    expect(again.body).toEqual({ code: 'NotFound', message: 'Blog not found' });
+    expect((await api().delete('/api/v1/blogs/123').set(bearer(admin))).status).toBe(400);
+  });
+});
