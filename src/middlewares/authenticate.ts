@@ -1,10 +1,11 @@
 /**
  * Bearer authentication: the access token must verify (HS256, access secret, unexpired), its session
- * must still exist (not logged out, not ended by a password change) and its user must still exist.
+ * must still exist (not logged out, not ended by a password change) and its user must still exist
+ * and not be in the middle of being deleted.
  */
 import type { NextFunction, Request, Response } from 'express';
 import { AuthenticationError } from '../errors/http-errors';
-import { UserModel } from '../models/user.model';
+import { ACTIVE_ACCOUNT, UserModel } from '../models/user.model';
 import type { SessionService } from '../services/session.service';
 
 const BEARER = /^Bearer ([A-Za-z0-9_-]+\.[A-Za-z0-9_-]*\.[A-Za-z0-9_-]*)$/;
@@ -14,7 +15,7 @@ export function authenticate(sessions: SessionService) {
     const match = BEARER.exec(req.get('authorization') ?? '');
     if (!match) throw new AuthenticationError('Access token required');
     const session = await sessions.findSessionOfAccessToken(match[1]);
-    const user = session && (await UserModel.findById(session.user));
+    const user = session && (await UserModel.findOne({ _id: session.user, ...ACTIVE_ACCOUNT }));
     if (!session || !user) throw new AuthenticationError('Access token is invalid or expired');
     req.user = user;
     req.sessionId = session._id;

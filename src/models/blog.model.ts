@@ -3,6 +3,7 @@
  * next to the insert or delete of the record they count, so concurrent requests never lose one.
  */
 import { Schema, model, type HydratedDocument, type InferSchemaType } from 'mongoose';
+import { maxCharacters } from './text-limits';
 
 export const BLOG_STATUSES = ['draft', 'published'] as const;
 export type BlogStatus = (typeof BLOG_STATUSES)[number];
@@ -11,7 +12,7 @@ export const BLOG_LIMITS = { title: 180 } as const;
 
 const blogSchema = new Schema(
   {
-    title: { type: String, required: true, maxlength: BLOG_LIMITS.title, trim: true },
+    title: { type: String, required: true, validate: maxCharacters(BLOG_LIMITS.title), trim: true },
     // unique: GET /blogs/{slug} reads by it, and two blogs may never share one
     slug: { type: String, required: true, unique: true },
     content: { type: String, required: true },

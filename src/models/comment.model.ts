@@ -1,5 +1,6 @@
 /** A comment: plain text by a signed-in user on a blog they may see. */
 import { Schema, model, type HydratedDocument, type InferSchemaType } from 'mongoose';
+import { maxCharacters } from './text-limits';
 
 export const COMMENT_LIMITS = { content: 1000 } as const;
 
@@ -8,7 +9,7 @@ const commentSchema = new Schema(
     blog: { type: Schema.Types.ObjectId, ref: 'Blog', required: true },
     // index: account deletion removes a user's comments
     author: { type: Schema.Types.ObjectId, ref: 'User', required: true, index: true },
-    content: { type: String, required: true, maxlength: COMMENT_LIMITS.content },
+    content: { type: String, required: true, validate: maxCharacters(COMMENT_LIMITS.content) },
   },
   {
     timestamps: true,

@@ -3,6 +3,7 @@
  * and never serialised (toJSON drops it).
  */
 import { Schema, model, type HydratedDocument, type InferSchemaType } from 'mongoose';
+import { maxCharacters } from './text-limits';
 
 export const ROLES = ['admin', 'user'] as const;
 export type Role = (typeof ROLES)[number];
@@ -13,19 +14,22 @@ export type SocialNetwork = (typeof SOCIAL_NETWORKS)[number];
 export const USER_LIMITS = { username: 20, email: 50, name: 20, socialLink: 100 } as const;
 
 const socialLinks = Object.fromEntries(
-  SOCIAL_NETWORKS.map((network) => [network, { type: String, maxlength: USER_LIMITS.socialLink }]),
-) as Record<SocialNetwork, { type: StringConstructor; maxlength: number }>;
+  SOCIAL_NETWORKS.map((network) => [network, { type: String, validate: maxCharacters(USER_LIMITS.socialLink) }]),
+) as Record<SocialNetwork, { type: StringConstructor; validate: ReturnType<typeof maxCharacters> }>;
 
 const userSchema = new Schema(
   {
     // unique: login, registration and profile updates look users up by username and email
-    username: { type: String, required: true, unique: true, maxlength: USER_LIMITS.username, trim: true },
-    email: { type: String, required: true, unique: true, maxlength: USER_LIMITS.email, lowercase: true, trim: true },
+    username: { type: String, required: true, unique: true, validate: maxCharacters(USER_LIMITS.username), trim: true },
+    email: { type: String, required: true, unique: true, validate: maxCharacters(USER_LIMITS.email), lowercase: true, trim: true },
     password: { type: String, required: true, select: false },
     role: { type: String, enum: ROLES, default: 'user', required: true },
-    firstName: { type: String, maxlength: USER_LIMITS.name, trim: true },
-    lastName: { type: String, maxlength: USER_LIMITS.name, trim: true },
+    firstName: { type: String, validate: maxCharacters(USER_LIMITS.name), trim: true },
+    lastName: { type: String, validate: maxCharacters(USER_LIMITS.name), trim: true },
     socialLinks,
+    // set when account deletion begins: the account stops working at once, and writes that were
+    // already under way see it and undo themselves (see services/user.service.ts deleteAccount)
+    deletingAt: { type: Date, default: null },
   },
   {
     timestamps: true,
@@ -50,6 +54,9 @@ const userSchema = new Schema(
 
 // GET /users/ lists newest accounts first
 userSchema.index({ createdAt: -1, _id: -1 });
+
+/** Matches accounts that exist and are not being deleted. */
+export const ACTIVE_ACCOUNT = { deletingAt: null } as const;
 
 export type User = InferSchemaType<typeof userSchema>;
 export type UserDocument = HydratedDocument<User>;

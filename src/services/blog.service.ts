@@ -15,6 +15,7 @@ import { LikeModel } from '../models/like.model';
 import type { BannerImage } from './banner-image';
 import { slugBaseFromTitle } from './blog-content';
 import type { BannerStorage, StoredFile } from './storage';
+import { assertAccountActive } from './user.service';
 import { authorView, canReadDrafts, visibleTo, type Viewer } from './viewer';
 
 const SLUG_ATTEMPTS = 8;
@@ -124,6 +125,7 @@ export function createBlogService({ storage, logger }: { storage: BannerStorage;
       await discardBanner(banner.key);
       throw error;
     }
+    await assertAccountActive(author._id, () => deleteBlog(blog._id));
     await blog.populate('author');
     return (await present([blog], author))[0];
   }

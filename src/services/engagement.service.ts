@@ -10,6 +10,7 @@ import { incrementBlogCounter } from '../models/blog.model';
 import { CommentModel, type CommentDocument } from '../models/comment.model';
 import { LikeModel } from '../models/like.model';
 import { findVisibleBlog } from './blog.service';
+import { assertAccountActive } from './user.service';
 import { authorView, type Viewer } from './viewer';
 
 /** Returns the new likes count. Liking twice is a 400: the unique index, not a prior read, decides. */
@@ -27,15 +28,21 @@ export async function likeBlog(blogId: string, viewer: Viewer): Promise<number> 
     await LikeModel.deleteOne({ blog: blog._id, user: viewer._id });
     throw new NotFound('Blog not found');
   }
+  await assertAccountActive(viewer._id, () => removeLike(blog._id, viewer._id));
   return counted.likesCount;
+}
+
+/** Deletes a like and lowers the count, only if this call is the one that deleted it. */
+async function removeLike(blogId: Types.ObjectId, userId: Types.ObjectId): Promise<boolean> {
+  const { deletedCount } = await LikeModel.deleteOne({ blog: blogId, user: userId });
+  if (deletedCount) await incrementBlogCounter(blogId, 'likesCount', -1);
+  return deletedCount > 0;
 }
 
 /** Unliking a blog the viewer has not liked is a 400, the mirror of liking twice. */
 export async function unlikeBlog(blogId: string, viewer: Viewer): Promise<void> {
   const blog = await findVisibleBlog(blogId, viewer);
-  const { deletedCount } = await LikeModel.deleteOne({ blog: blog._id, user: viewer._id });
-  if (deletedCount === 0) throw new BadRequest('You have not liked this blog');
-  await incrementBlogCounter(blog._id, 'likesCount', -1);
+  if (!(await removeLike(blog._id, viewer._id))) throw new BadRequest('You have not liked this blog');
 }
 
 function presentComment(comment: CommentDocument, viewer: Viewer): Record<string, unknown> {
@@ -51,6 +58,7 @@ export async function addComment(blogId: string, viewer: Viewer, content: string
     await CommentModel.deleteOne({ _id: comment._id });
     throw new NotFound('Blog not found');
   }
+  await assertAccountActive(viewer._id, () => removeComment(comment));
   await comment.populate('author');
   return presentComment(comment, viewer);
 }
@@ -75,18 +83,20 @@ export async function findComment(commentId: string): Promise<CommentDocument> {
 }
 
 export async function deleteComment(comment: CommentDocument): Promise<void> {
+  if (!(await removeComment(comment))) throw new NotFound('Comment not found');
+}
+
+/** Deletes a comment and lowers the count, only if this call is the one that deleted it. */
+async function removeComment(comment: CommentDocument): Promise<boolean> {
   const { deletedCount } = await CommentModel.deleteOne({ _id: comment._id });
-  if (deletedCount === 0) throw new NotFound('Comment not found');
-  await incrementBlogCounter(comment.blog, 'commentsCount', -1);
+  if (deletedCount) await incrementBlogCounter(comment.blog, 'commentsCount', -1);
+  return deletedCount > 0;
 }
 
 /** Account deletion: the user's likes and comments go, and the counters of the blogs they were on follow. */
 export async function deleteEngagementOfUser(userId: Types.ObjectId): Promise<void> {
-  const likes = await LikeModel.find({ user: userId }).select('_id blog').lean();
-  for (const like of likes) {
-    const { deletedCount } = await LikeModel.deleteOne({ _id: like._id });
-    if (deletedCount) await incrementBlogCounter(like.blog, 'likesCount', -1);
-  }
+  const likes = await LikeModel.find({ user: userId }).select('blog').lean();
+  for (const like of likes) await removeLike(like.blog, userId);
   const perBlog = await CommentModel.aggregate<{ _id: Types.ObjectId; count: number }>([
     { $match: { author: userId } },
     { $group: { _id: '$blog', count: { $sum: 1 } } },

@@ -5,9 +5,9 @@
 import { randomBytes } from 'node:crypto';
 import bcrypt from 'bcrypt';
 import type { Types } from 'mongoose';
-import { RequestValidationError } from '../errors/http-errors';
+import { AuthenticationError, RequestValidationError } from '../errors/http-errors';
 import { SessionModel } from '../models/session.model';
-import { SOCIAL_NETWORKS, USER_LIMITS, UserModel, type Role, type SocialNetwork, type UserDocument } from '../models/user.model';
+import { ACTIVE_ACCOUNT, SOCIAL_NETWORKS, USER_LIMITS, UserModel, type Role, type SocialNetwork, type UserDocument } from '../models/user.model';
 import { duplicateKeyField } from '../lib/mongo-errors';
 
 const USERNAME_ATTEMPTS = 8;
@@ -97,11 +97,26 @@ export type AccountCleanup = (userId: Types.ObjectId) => Promise<void>;
 
 /**
  * Deletes an account and what it owns. Without multi-document transactions the order matters:
- * sessions first (the account stops working at once), owned data next, the user record last,
- * so a failure half-way leaves a user that can simply be deleted again.
+ * the account is marked first, so it stops authenticating at once and a write already under way
+ * (a like, a comment, a blog) notices and undoes itself (see assertAccountActive); then sessions,
+ * owned data, and the user record last, so a failure half-way leaves a marked user that an admin
+ * can simply delete again.
  */
 export async function deleteAccount(userId: Types.ObjectId, cleanups: readonly AccountCleanup[]): Promise<void> {
+  await UserModel.updateOne({ _id: userId }, { $set: { deletingAt: new Date() } }, { timestamps: false });
   await SessionModel.deleteMany({ user: userId });
   for (const cleanup of cleanups) await cleanup(userId);
   await UserModel.deleteOne({ _id: userId });
+}
+
+/**
+ * For writes made on behalf of a user, checked after the write: if the account is gone or being
+ * deleted, `undo` takes the write back and the request ends with 401. Checking after, not before,
+ * closes the race with deleteAccount: either this check sees the mark, or the write happened before
+ * the mark and the deletion's cleanup, which runs after the mark, finds it.
+ */
+export async function assertAccountActive(userId: Types.ObjectId, undo: () => Promise<unknown>): Promise<void> {
+  if (await UserModel.exists({ _id: userId, ...ACTIVE_ACCOUNT })) return;
+  await undo();
+  throw new AuthenticationError('This account no longer exists');
 }
