@@ -1,4 +1,4 @@
-import { existsSync, readdirSync } from 'node:fs';
+import { existsSync, readdirSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import request from 'supertest';
 import { BlogModel } from '../src/models/blog.model';
@@ -217,6 +217,20 @@ describe('POST /blogs/', () => {
 
     const exact = await postBlog(ctx.app, admin, { banner: padded(2 * 1024 * 1024) });
     expect(exact.status).toBe(201);
+  });
+
+  it('answers 502 ServerError when the local folder cannot be written, and stores no blog', async () => {
+    // a regular file where the uploads folder should be: mkdir fails as it would on a full or read-only disk
+    const blocked = path.join(ctx.uploadsDir, 'not-a-folder');
+    writeFileSync(blocked, 'x');
+    const { app } = ctx.buildApp({ UPLOADS_DIR: blocked });
+
+    const response = await postBlog(app, admin, { title: 'Disk trouble' });
+
+    expect(response.status).toBe(502);
+    expect(response.body).toEqual({ code: 'ServerError', message: expect.any(String) });
+    expect(response.body.message).not.toContain(blocked);
+    expect(await BlogModel.countDocuments({ title: 'Disk trouble' })).toBe(0);
   });
 
   it('refuses a malformed multipart body with 400', async () => {
