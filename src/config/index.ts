@@ -47,6 +47,13 @@ const environmentSchema = z.object({
   TRUST_PROXY: optionalString,
   LOG_LEVEL: z.preprocess(emptyToUndefined, z.enum(['silent', 'error', 'warn', 'info', 'http', 'debug']).optional()),
   JSON_BODY_LIMIT: z.preprocess(emptyToUndefined, z.string().default('100kb')),
+
+  // Operations: several instances behind one limit, and graceful shutdown.
+  REDIS_URL: z.preprocess(
+    emptyToUndefined,
+    z.string().regex(/^rediss?:\/\/\S+$/, 'must be a redis:// or rediss:// URL').optional(),
+  ),
+  SHUTDOWN_GRACE_MS: integer(10_000, 0, 10 * 60_000),
 });
 
 export type TrustProxy = boolean | number | string[];
@@ -71,6 +78,12 @@ export interface Config {
   trustProxy: TrustProxy;
   logLevel: string;
   jsonBodyLimit: string;
+
+  // Operations
+  /** Redis for the shared rate-limit counters; each instance counts alone when unset. May carry a password: never log it. */
+  redisUrl?: string;
+  /** How long in-flight requests may take to finish after SIGTERM/SIGINT before their connections are closed. */
+  shutdownGraceMs: number;
 }
 
 export interface LoadedConfig {
@@ -136,6 +149,9 @@ export function loadConfig(environment: NodeJS.ProcessEnv = process.env): Loaded
     trustProxy: parseTrustProxy(env.TRUST_PROXY),
     logLevel: env.LOG_LEVEL ?? (env.NODE_ENV === 'test' ? 'silent' : 'info'),
     jsonBodyLimit: env.JSON_BODY_LIMIT,
+
+    redisUrl: env.REDIS_URL,
+    shutdownGraceMs: env.SHUTDOWN_GRACE_MS,
   };
   return { config: deepFreeze(config), warnings };
 }
