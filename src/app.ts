@@ -12,6 +12,7 @@ import type { Logger } from './lib/logger';
 import { authenticate } from './middlewares/authenticate';
 import { errorHandler, notFoundHandler } from './middlewares/error-handler';
 import { createRateLimiter } from './middlewares/rate-limit';
+import { requestLogger } from './middlewares/request-logger';
 import { v1Routes } from './routes/v1';
 import { createSessionService } from './services/session.service';
 import { createUserService } from './services/user.service';
@@ -31,6 +32,7 @@ export function createApp({ config, logger, rateLimitStore }: AppDeps): Express 
   const sessions = createSessionService(config.jwt);
   const users = createUserService({ bcryptCost: config.bcryptCost });
 
+  app.use(requestLogger({ logger }));
   app.use(helmet());
   app.use(
     cors({
