@@ -74,8 +74,9 @@ export async function pingRedis(client: RedisClient): Promise<boolean> {
   }
 }
 
+/** Closes the client; one still trying to reconnect has nothing to flush and is simply stopped. */
 export async function closeRedis(client: RedisClient): Promise<void> {
-  if (client.isOpen) await client.close();
+  if (client.isReady) await client.close();
   else client.destroy();
 }
 
