@@ -8,10 +8,14 @@ import express, { type Express } from 'express';
 import type { Store } from 'express-rate-limit';
 import helmet from 'helmet';
 import type { Config } from './config';
+import type { ReadinessCheck } from './controllers/health.controller';
+import { pingDatabase } from './lib/database';
 import type { Logger } from './lib/logger';
 import { authenticate } from './middlewares/authenticate';
 import { errorHandler, notFoundHandler } from './middlewares/error-handler';
 import { createRateLimiter } from './middlewares/rate-limit';
+import { requestLogger } from './middlewares/request-logger';
+import { HEALTH_PATHS, healthRoutes } from './routes/health.routes';
 import { v1Routes } from './routes/v1';
 import { createBlogService } from './services/blog.service';
 import { deleteEngagementOfUser } from './services/engagement.service';
@@ -26,9 +30,23 @@ export interface AppDeps {
   rateLimitStore?: Store;
   /** Where banners go; chosen from the configuration when absent (Cloudinary, or the local uploads folder). */
   storage?: BannerStorage;
+  /** /readyz checks besides (or replacing, by name) the MongoDB ping; server.ts adds `redis` when REDIS_URL is set. */
+  readinessChecks?: Record<string, ReadinessCheck>;
+  /** True once graceful shutdown has begun: /readyz then answers 503 so load balancers drain this instance. */
+  isShuttingDown?: () => boolean;
 }
 
-export function createApp({ config, logger, rateLimitStore, storage = createBannerStorage(config.storage) }: AppDeps): Express {
+/** A readiness probe must answer before its prober gives up (Docker's HEALTHCHECK waits 5 s). */
+const READINESS_CHECK_TIMEOUT_MS = 2000;
+
+export function createApp({
+  config,
+  logger,
+  rateLimitStore,
+  storage = createBannerStorage(config.storage),
+  readinessChecks = {},
+  isShuttingDown = () => false,
+}: AppDeps): Express {
   const app = express();
   app.disable('x-powered-by');
   app.set('trust proxy', config.trustProxy);
@@ -37,6 +55,7 @@ export function createApp({ config, logger, rateLimitStore, storage = createBann
   const users = createUserService({ bcryptCost: config.bcryptCost });
   const blogs = createBlogService({ storage, logger });
 
+  app.use(requestLogger({ logger, quietPaths: HEALTH_PATHS }));
   app.use(helmet());
   app.use(
     cors({
@@ -55,7 +74,15 @@ export function createApp({ config, logger, rateLimitStore, storage = createBann
     },
     express.static(localBannersDirectory(config.storage.uploadsDir), { immutable: true, maxAge: '365d', index: false }),
   );
-  app.use(createRateLimiter({ ...config.rateLimit, store: rateLimitStore }));
+  // Probes come before the rate limit: a busy client IP (or a proxy's) must not make an instance look dead.
+  app.use(
+    healthRoutes({
+      readinessChecks: { mongodb: pingDatabase, ...readinessChecks },
+      isShuttingDown,
+      checkTimeoutMs: READINESS_CHECK_TIMEOUT_MS,
+    }),
+  );
+  app.use(createRateLimiter({ ...config.rateLimit, store: rateLimitStore, logger }));
   app.use(express.json({ limit: config.jsonBodyLimit }));
   app.use(cookieParser());
 

@@ -1,13 +1,18 @@
 /**
- * The process entry: reads config, picks and connects the database, listens, and shuts down cleanly.
+ * The process entry: reads config, picks and connects the database (and Redis when configured),
+ * listens, and shuts down gracefully on SIGTERM/SIGINT.
  */
 import 'dotenv/config';
 import type { Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { createApp } from './app';
 import { ConfigError, loadConfig } from './config';
+import type { ReadinessCheck } from './controllers/health.controller';
 import { connectDatabase, disconnectDatabase } from './lib/database';
 import { startLocalDatabase, type LocalDatabase } from './lib/local-database';
-import { createLogger } from './lib/logger';
+import { createLogger, type Logger } from './lib/logger';
+import { closeRedis, createRedisRateLimitStore, openRedis, pingRedis, type RedisClient } from './lib/redis';
+import { createBannerStorage } from './services/storage';
 
 async function main(): Promise<void> {
   let loaded;
@@ -35,23 +40,81 @@ async function main(): Promise<void> {
   }
   await connectDatabase({ uri, serverApi: config.mongodb.serverApi });
 
-  const app = createApp({ config, logger });
-  const server: Server = app.listen(config.port, () => {
-    logger.info(`listening on http://localhost:${config.port}/api/v1`);
+  // Redis only carries the shared rate-limit counters; without it each instance counts on its own.
+  let redis: RedisClient | undefined;
+  const readinessChecks: Record<string, ReadinessCheck> = {};
+  if (config.redisUrl) {
+    const client = await openRedis({ url: config.redisUrl, logger });
+    redis = client;
+    readinessChecks.redis = () => pingRedis(client);
+    logger.info('rate limit: shared through Redis (REDIS_URL)');
+  } else {
+    logger.info('rate limit: counted in this process only (set REDIS_URL to share it between instances)');
+  }
+
+  const storage = createBannerStorage(config.storage);
+  logger.info(`banners: ${storage.kind}`);
+
+  let shuttingDown = false;
+  const app = createApp({
+    config,
+    logger,
+    storage,
+    rateLimitStore: redis && createRedisRateLimitStore(redis),
+    readinessChecks,
+    isShuttingDown: () => shuttingDown,
+  });
+  const server: Server = app.listen(config.port);
+  server.once('listening', () => {
+    // The port actually bound: PORT=0 asks the system for a free one (tests start servers that way).
+    const { port } = server.address() as AddressInfo;
+    logger.info(`listening on http://localhost:${port}/api/v1`, { port });
   });
 
-  let stopping = false;
   const shutdown = async (signal: string) => {
-    if (stopping) return;
-    stopping = true;
-    logger.info(`${signal} received: closing`);
-    server.close();
+    if (shuttingDown) return;
+    shuttingDown = true;
+    logger.info(`${signal} received: finishing in-flight requests (grace ${config.shutdownGraceMs} ms)`);
+    await drainServer(server, config.shutdownGraceMs, logger);
+    if (redis) await closeRedis(redis);
     await disconnectDatabase();
     await localDatabase?.stop();
+    logger.info('shutdown complete');
     process.exit(0);
   };
-  process.on('SIGTERM', () => void shutdown('SIGTERM'));
-  process.on('SIGINT', () => void shutdown('SIGINT'));
+  const onSignal = (signal: string) => {
+    shutdown(signal).catch((error: unknown) => {
+      logger.error('shutdown failed', { error: error instanceof Error ? error.message : String(error) });
+      process.exit(1);
+    });
+  };
+  process.on('SIGTERM', () => onSignal('SIGTERM'));
+  process.on('SIGINT', () => onSignal('SIGINT'));
+}
+
+/**
+ * Stops accepting connections at once, lets requests in flight finish for up to `graceMs`, then
+ * closes whatever connections remain. A keep-alive connection is closed as soon as it falls idle:
+ * server.close() closes only the connections idle at that moment, and one whose response ends later
+ * would stay open for the client's next request, and the next, holding shutdown to the grace period.
+ */
+async function drainServer(server: Server, graceMs: number, logger: Logger): Promise<void> {
+  const closed = new Promise<void>((resolve) => server.close(() => resolve()));
+  const idleSweep = setInterval(() => server.closeIdleConnections(), 100);
+  let graceTimer: NodeJS.Timeout | undefined;
+  const graceOver = new Promise<'grace over'>((resolve) => {
+    graceTimer = setTimeout(() => resolve('grace over'), graceMs);
+  });
+  try {
+    if ((await Promise.race([closed, graceOver])) === 'grace over') {
+      logger.warn(`requests still in flight after ${graceMs} ms: closing their connections`);
+      server.closeAllConnections();
+      await closed;
+    }
+  } finally {
+    clearInterval(idleSweep);
+    clearTimeout(graceTimer);
+  }
 }
 
 main().catch((error: unknown) => {

@@ -58,6 +58,13 @@ const environmentSchema = z.object({
   CLOUDINARY_API_SECRET: optionalString,
   CLOUDINARY_FOLDER: z.preprocess(emptyToUndefined, z.string().default('blog-banners')),
   CLOUDINARY_UPLOAD_PREFIX: z.preprocess(emptyToUndefined, z.url().optional()),
+
+  // Operations: several instances behind one limit, and graceful shutdown.
+  REDIS_URL: z.preprocess(
+    emptyToUndefined,
+    z.string().regex(/^rediss?:\/\/\S+$/, 'must be a redis:// or rediss:// URL').optional(),
+  ),
+  SHUTDOWN_GRACE_MS: integer(10_000, 0, 10 * 60_000),
 });
 
 export type TrustProxy = boolean | number | string[];
@@ -95,6 +102,12 @@ export interface Config {
   blogs: { contentMaxLength: number };
   /** Where banners go: Cloudinary when configured, otherwise files under `uploadsDir`, served by the API. */
   storage: { cloudinary?: CloudinaryConfig; uploadsDir: string };
+
+  // Operations
+  /** Redis for the shared rate-limit counters; each instance counts alone when unset. May carry a password: never log it. */
+  redisUrl?: string;
+  /** How long in-flight requests may take to finish after SIGTERM/SIGINT before their connections are closed. */
+  shutdownGraceMs: number;
 }
 
 export interface LoadedConfig {
@@ -179,6 +192,9 @@ export function loadConfig(environment: NodeJS.ProcessEnv = process.env): Loaded
     jsonBodyLimit: env.JSON_BODY_LIMIT,
     blogs: { contentMaxLength: env.BLOG_CONTENT_MAX_LENGTH },
     storage: { cloudinary: resolveCloudinary(env), uploadsDir: env.UPLOADS_DIR },
+
+    redisUrl: env.REDIS_URL,
+    shutdownGraceMs: env.SHUTDOWN_GRACE_MS,
   };
   if (isProduction && !config.storage.cloudinary) {
     warnings.push('Cloudinary is not configured: banners are stored on this instance\'s disk, which several instances do not share.');

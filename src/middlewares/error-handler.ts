@@ -9,6 +9,7 @@ import { BadGateway, BadRequest, HttpError, NotFound, PayloadTooLarge, RequestVa
 import type { Logger } from '../lib/logger';
 import { duplicateKeyField } from '../lib/mongo-errors';
 import { StorageError } from '../services/storage';
+import { requestIdOf } from './request-logger';
 
 /** Errors raised by body-parser carry a `type` naming what went wrong. */
 interface BodyParserError {
@@ -58,19 +59,24 @@ export function errorHandler(logger: Logger) {
   return (error: unknown, req: Request, res: Response, _next: NextFunction): void => {
     const httpError = toHttpError(error);
     if (res.headersSent) {
-      logger.error('error after the response started', { method: req.method, path: req.path, error: describe(error) });
+      logger.error('error after the response started', { ...where(req, res), error: describe(error) });
       req.socket.destroy();
       return;
     }
     if (httpError) {
       // a failing dependency is our problem even when the client gets a clean answer
-      if (httpError.status >= 500) logger.error('dependency failure', { method: req.method, path: req.path, error: describe(error) });
+      if (httpError.status >= 500) logger.error('dependency failure', { ...where(req, res), error: describe(error) });
       res.status(httpError.status).json(httpError.body());
       return;
     }
-    logger.error('unexpected error', { method: req.method, path: req.path, error: describe(error) });
+    logger.error('unexpected error', { ...where(req, res), error: describe(error) });
     res.status(500).json({ code: 'ServerError', message: 'Internal server error' });
   };
+}
+
+/** Which request failed: its id (also set by the log context, but errors of body parsing arrive outside it), method and path. */
+function where(req: Request, res: Response) {
+  return { requestId: requestIdOf(res), method: req.method, path: req.path };
 }
 
 function describe(error: unknown): Record<string, unknown> {

@@ -1,0 +1,101 @@
+/**
+ * Redis holds the rate-limit counters that several instances share (REDIS_URL). Nothing else lives
+ * there, so a Redis outage must never stop the API: commands fail fast instead of queueing while the
+ * client reconnects, and the rate limiter lets requests through when its store fails (fail open).
+ * Opened by server.ts (or a test), never as a side effect of an import.
+ */
+import { RedisStore, type RedisReply } from 'rate-limit-redis';
+import { createClient } from 'redis';
+import type { Logger } from './logger';
+
+export type RedisClient = ReturnType<typeof createRedisClient>;
+
+/** A rate-limit check waits at most this long for Redis before the request goes through unlimited. */
+const COMMAND_TIMEOUT_MS = 1000;
+const CONNECT_TIMEOUT_MS = 2000;
+/** Reconnect back-off: quick at first, then every few seconds for as long as Redis stays away. */
+const reconnectDelayMs = (retries: number) => Math.min(100 * 2 ** retries, 5000);
+
+export interface OpenRedisOptions {
+  url: string;
+  logger: Logger;
+  /** How long start-up waits for a first connection before going on without one (the client keeps trying). */
+  readyTimeoutMs?: number;
+}
+
+function createRedisClient(url: string) {
+  return createClient({
+    url,
+    // Without this, commands wait in a queue while the client reconnects, and so would every request.
+    disableOfflineQueue: true,
+    socket: { connectTimeout: CONNECT_TIMEOUT_MS, reconnectStrategy: reconnectDelayMs },
+  });
+}
+
+/**
+ * Creates a client and waits a bounded time for it to connect. When Redis is not there yet the
+ * instance starts anyway: rate limiting fails open and /readyz reports `redis: "down"` until it is.
+ */
+export async function openRedis({ url, logger, readyTimeoutMs = 5000 }: OpenRedisOptions): Promise<RedisClient> {
+  const client = createRedisClient(url);
+
+  // node-redis emits an error for every failed reconnect attempt; one line per outage is enough.
+  let connected = false;
+  client.on('ready', () => {
+    if (!connected) logger.info('redis: connected');
+    connected = true;
+  });
+  client.on('error', (error: Error) => {
+    if (connected) logger.warn('redis: connection lost; rate limiting fails open until it is back', { error: error.message });
+    connected = false;
+  });
+
+  const firstConnection = client.connect().then(
+    () => true,
+    () => false, // rejected only when the client is closed while still trying
+  );
+  let timer: NodeJS.Timeout | undefined;
+  const gaveUp = new Promise<false>((resolve) => {
+    timer = setTimeout(() => resolve(false), readyTimeoutMs);
+  });
+  const ready = await Promise.race([firstConnection, gaveUp]);
+  clearTimeout(timer);
+  if (!ready) logger.warn('redis: not reachable at start; rate limiting fails open and the client keeps trying');
+  return client;
+}
+
+/** Answers whether Redis responds to PING (readiness). */
+export async function pingRedis(client: RedisClient): Promise<boolean> {
+  if (!client.isReady) return false;
+  try {
+    return (await client.sendCommand<string>(['PING'], { timeout: COMMAND_TIMEOUT_MS })) === 'PONG';
+  } catch {
+    return false;
+  }
+}
+
+/** Closes the client; one still trying to reconnect has nothing to flush and is simply stopped. */
+export async function closeRedis(client: RedisClient): Promise<void> {
+  if (client.isReady) await client.close();
+  else client.destroy();
+}
+
+/**
+ * rate-limit-redis loads its Lua script once, when the limiter is created. If Redis is down at
+ * that moment the stored promise stays rejected and every later count would fail even after Redis
+ * is back; this store loads the script again on the next request instead.
+ */
+class RecoveringRedisStore extends RedisStore {
+  override async increment(key: string) {
+    this.incrementScriptSha = this.incrementScriptSha.catch(() => this.loadIncrementScript());
+    return super.increment(key);
+  }
+}
+
+/** The express-rate-limit store over Redis: one counter per client IP, shared by every instance. */
+export function createRedisRateLimitStore(client: RedisClient, prefix = 'rl:'): RedisStore {
+  return new RecoveringRedisStore({
+    prefix,
+    sendCommand: (...args: string[]) => client.sendCommand<RedisReply>(args, { timeout: COMMAND_TIMEOUT_MS }),
+  });
+}

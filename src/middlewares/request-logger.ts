@@ -1,0 +1,59 @@
+/**
+ * Gives every request an id and writes one line when it ends: requestId, method, path, status,
+ * durationMs. The id comes from the X-Request-Id header when it is well-formed (so a proxy's id
+ * follows the request through), is generated otherwise, and is sent back in X-Request-Id.
+ * Every line logged while the request is served carries the id (lib/request-context).
+ *
+ * Only the path is logged, never the query string, headers or body: those may carry secrets.
+ */
+import { randomUUID } from 'node:crypto';
+import type { NextFunction, Request, Response } from 'express';
+import type { Logger } from '../lib/logger';
+import { runInRequestContext } from '../lib/request-context';
+
+export const REQUEST_ID_HEADER = 'X-Request-Id';
+/** Short, printable, no spaces or quotes: safe to echo in a header and to write in a log line. */
+const WELL_FORMED_REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/;
+/** Long paths are cut in the log: a line per request should stay a line. */
+const MAX_LOGGED_PATH_LENGTH = 512;
+
+export interface RequestLoggerOptions {
+  logger: Logger;
+  /** Paths probed every few seconds by load balancers and Docker; their lines go to `debug` to keep logs readable. */
+  quietPaths?: readonly string[];
+}
+
+export function requestLogger({ logger, quietPaths = [] }: RequestLoggerOptions) {
+  return (req: Request, res: Response, next: NextFunction): void => {
+    const offered = req.get(REQUEST_ID_HEADER);
+    const requestId = offered !== undefined && WELL_FORMED_REQUEST_ID.test(offered) ? offered : randomUUID();
+    const startedAt = process.hrtime.bigint();
+    const path = pathWithoutQuery(req.originalUrl);
+    res.setHeader(REQUEST_ID_HEADER, requestId);
+
+    res.once('close', () => {
+      const durationMs = Math.round(Number(process.hrtime.bigint() - startedAt) / 1e4) / 100;
+      const entry = { requestId, method: req.method, path, status: res.statusCode, durationMs };
+      if (!res.writableFinished) {
+        // The client went away (or shutdown cut the connection) before the response was complete.
+        logger.warn(`${req.method} ${path} aborted`, { ...entry, aborted: true });
+        return;
+      }
+      const level = quietPaths.includes(path) && res.statusCode < 400 ? 'debug' : 'info';
+      logger.log(level, `${req.method} ${path} ${res.statusCode} ${durationMs}ms`, entry);
+    });
+
+    runInRequestContext({ requestId }, next);
+  };
+}
+
+/** The id the request logger gave this request's response. */
+export function requestIdOf(res: Response): string | undefined {
+  const value = res.getHeader(REQUEST_ID_HEADER);
+  return typeof value === 'string' ? value : undefined;
+}
+
+function pathWithoutQuery(url: string): string {
+  const path = url.split('?')[0];
+  return path.length > MAX_LOGGED_PATH_LENGTH ? `${path.slice(0, MAX_LOGGED_PATH_LENGTH)}…` : path;
+}

@@ -1,0 +1,160 @@
+/**
+ * SIGTERM to a real server process: it stops accepting connections, lets the requests in flight
+ * finish, closes keep-alive connections as they fall idle, cuts what still runs when the grace
+ * period ends, closes MongoDB, and exits 0.
+ */
+import http from 'node:http';
+import { connect } from 'node:net';
+import mongoose from 'mongoose';
+import { createTestContext, type TestContext } from './helpers/test-app';
+import { databaseUri, sharedSecrets, startServerProcess, type ServerProcess } from './helpers/server-process';
+
+let ctx: TestContext;
+const servers: ServerProcess[] = [];
+beforeAll(async () => {
+  ctx = await createTestContext();
+});
+afterAll(async () => {
+  await Promise.all(servers.map((server) => server.stop()));
+  await ctx.close();
+});
+
+async function startServer(env: Record<string, string>): Promise<ServerProcess> {
+  const server = await startServerProcess({ MONGODB_URI: databaseUri(mongoose.connection.name), ...sharedSecrets(), ...env });
+  servers.push(server);
+  return server;
+}
+
+interface SentRequest {
+  /** Resolves once the whole request has been handed to the operating system. */
+  sent: Promise<void>;
+  response: Promise<{ status: number; body: string; receivedAt: number }>;
+}
+
+function send(server: ServerProcess, method: string, path: string, body?: unknown, agent?: http.Agent): SentRequest {
+  const payload = body === undefined ? undefined : JSON.stringify(body);
+  let markSent: () => void;
+  const sent = new Promise<void>((resolve) => {
+    markSent = resolve;
+  });
+  const response = new Promise<{ status: number; body: string; receivedAt: number }>((resolve, reject) => {
+    const req = http.request(
+      `${server.baseUrl}${path}`,
+      { method, agent: agent ?? false, headers: payload ? { 'content-type': 'application/json' } : {} },
+      (res) => {
+        let text = '';
+        res.setEncoding('utf8');
+        res.on('data', (chunk: string) => (text += chunk));
+        res.on('end', () => resolve({ status: res.statusCode ?? 0, body: text, receivedAt: Date.now() }));
+        res.on('error', reject);
+      },
+    );
+    req.on('finish', () => markSent());
+    req.on('error', reject);
+    req.end(payload);
+  });
+  return { sent, response };
+}
+
+const pause = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+/** Whether a new TCP connection to the port is refused. */
+function connectionRefused(port: number): Promise<boolean> {
+  return new Promise((resolve) => {
+    const socket = connect(port, '127.0.0.1');
+    socket.once('connect', () => {
+      socket.destroy();
+      resolve(false);
+    });
+    socket.once('error', (error: NodeJS.ErrnoException) => resolve(error.code === 'ECONNREFUSED'));
+  });
+}
+
+describe('graceful shutdown on SIGTERM', () => {
+  it('answers every request in flight completely, refuses new connections, and exits 0', async () => {
+    // bcrypt at cost 13 takes a few hundred ms per registration, and the thread pool runs four at a
+    // time, so eight registrations are still being worked on when the signal arrives.
+    const server = await startServer({ BCRYPT_COST: '13', SHUTDOWN_GRACE_MS: '60000' });
+    const requests = Array.from({ length: 8 }, (_, i) =>
+      send(server, 'POST', '/api/v1/auth/register', { email: `inflight${i}@example.com`, password: 'password123' }),
+    );
+    await Promise.all(requests.map((request) => request.sent));
+    await pause(300); // let the server read them
+
+    const signalledAt = Date.now();
+    server.child.kill('SIGTERM');
+    await server.waitForLine(/SIGTERM received/);
+    const refusedDuringShutdown = await connectionRefused(server.port);
+    const responses = await Promise.all(requests.map((request) => request.response));
+    const exitCode = await server.exited;
+
+    expect(responses.map((response) => response.status)).toEqual(Array(8).fill(201));
+    for (const response of responses) expect(JSON.parse(response.body)).toEqual(expect.objectContaining({ accessToken: expect.any(String) }));
+    // The test proves something only if some requests were really still running at the signal.
+    expect(responses.some((response) => response.receivedAt > signalledAt)).toBe(true);
+    expect(refusedDuringShutdown).toBe(true);
+    expect(exitCode).toBe(0);
+    expect(server.output.join('\n')).toContain('shutdown complete');
+    expect(server.output.join('\n')).not.toContain('still in flight');
+  });
+
+  it('closes a keep-alive connection once its last response ends, so a client that keeps sending on it cannot hold the process open', async () => {
+    // A grace period far beyond the test's timeout: only closing the connection once idle lets this process end in time.
+    const server = await startServer({ BCRYPT_COST: '13', SHUTDOWN_GRACE_MS: '600000' });
+    const agent = new http.Agent({ keepAlive: true, maxSockets: 1 });
+    // Busy at the signal (so server.close() cannot close it yet), idle a few hundred ms later.
+    const registration = send(server, 'POST', '/api/v1/auth/register', { email: 'keepalive@example.com', password: 'password123' }, agent);
+    await registration.sent;
+    await pause(100);
+
+    server.child.kill('SIGTERM');
+    expect((await registration.response).status).toBe(201);
+    let failedOnClosedConnection = false;
+    for (let attempt = 0; attempt < 40 && !failedOnClosedConnection; attempt++) {
+      await send(server, 'GET', '/healthz', undefined, agent).response.catch(() => {
+        failedOnClosedConnection = true;
+      });
+      await pause(250);
+    }
+    agent.destroy();
+
+    expect(failedOnClosedConnection).toBe(true);
+    expect(await server.exited).toBe(0);
+  });
+
+  it('cuts a request still running when the grace period ends, then exits 0', async () => {
+    const server = await startServer({ SHUTDOWN_GRACE_MS: '1000' });
+    // A client that sends half of its body and then nothing: its request never completes by itself.
+    const socket = connect(server.port, '127.0.0.1');
+    const closedByServer = new Promise<string>((resolve) => {
+      let received = '';
+      socket.on('data', (chunk) => (received += chunk.toString()));
+      socket.on('close', () => resolve(received));
+      socket.on('error', () => undefined);
+    });
+    await new Promise<void>((resolve) =>
+      socket.write(
+        'POST /api/v1/auth/register HTTP/1.1\r\nHost: localhost\r\nContent-Type: application/json\r\nContent-Length: 100\r\n\r\n{"email":',
+        () => resolve(),
+      ),
+    );
+    await pause(300);
+
+    server.child.kill('SIGTERM');
+    const received = await closedByServer;
+
+    expect(received).toBe('');
+    expect(await server.exited).toBe(0);
+    expect(server.output.join('\n')).toMatch(/still in flight after 1000 ms/);
+  });
+});
+
+describe('SIGINT', () => {
+  it('shuts down the same way (Ctrl-C in a terminal)', async () => {
+    const server = await startServer({});
+    server.child.kill('SIGINT');
+
+    expect(await server.exited).toBe(0);
+    expect(server.output.join('\n')).toMatch(/SIGINT received[\s\S]*shutdown complete/);
+  });
+});

@@ -1,0 +1,116 @@
+/**
+ * Runs src/server.ts as a real process (through tsx, no build step), the way `npm start` runs it,
+ * for tests of what only a process has: signals, shutdown, several instances side by side.
+ * Each server listens on a free port (PORT=0) and logs it; its output is kept for assertions.
+ */
+import { spawn, type ChildProcess } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
+import path from 'node:path';
+import { createInterface } from 'node:readline';
+
+const PROJECT_ROOT = path.resolve(__dirname, '..', '..');
+const START_TIMEOUT_MS = 25_000;
+
+export interface ServerProcess {
+  /** http://127.0.0.1:<port> */
+  baseUrl: string;
+  port: number;
+  /** Every line the process wrote, stdout and stderr. */
+  output: string[];
+  child: ChildProcess;
+  /** Resolves with the exit code (null when killed by a signal) once the process has ended. */
+  exited: Promise<number | null>;
+  /** Resolves with the first line (already written or still to come) that matches. */
+  waitForLine(pattern: RegExp, timeoutMs?: number): Promise<string>;
+  /** Ends the process if it still runs (SIGKILL after a while); for afterAll. */
+  stop(): Promise<void>;
+}
+
+/** The same JWT secrets for every instance of one test: tokens issued by one must verify on the other. */
+export function sharedSecrets(): Record<string, string> {
+  return {
+    JWT_ACCESS_SECRET: randomBytes(32).toString('hex'),
+    JWT_REFRESH_SECRET: randomBytes(32).toString('hex'),
+  };
+}
+
+/** MONGODB_URI for the test run's database server with the given database name in its path. */
+export function databaseUri(databaseName: string): string {
+  const uri = process.env.TEST_MONGODB_URI;
+  if (!uri) throw new Error('TEST_MONGODB_URI is not set: run the tests through jest (tests/global-setup.ts)');
+  return uri.replace(/^(mongodb(?:\+srv)?:\/\/[^/?]+)(\/[^?]*)?/, `$1/${databaseName}`);
+}
+
+export async function startServerProcess(env: Record<string, string>): Promise<ServerProcess> {
+  const child = spawn(process.execPath, ['--require', 'tsx/cjs', path.join('src', 'server.ts')], {
+    cwd: PROJECT_ROOT,
+    env: {
+      PATH: process.env.PATH ?? '',
+      // A developer's .env must not leak into the test's servers.
+      DOTENV_CONFIG_PATH: '/dev/null',
+      DOTENV_CONFIG_QUIET: 'true',
+      NODE_ENV: 'test',
+      LOG_LEVEL: 'info',
+      PORT: '0',
+      BCRYPT_COST: '10',
+      ...env,
+    },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  const output: string[] = [];
+  const waiters: Array<{ pattern: RegExp; resolve: (line: string) => void }> = [];
+  const onLine = (line: string) => {
+    output.push(line);
+    for (const waiter of [...waiters]) {
+      if (waiter.pattern.test(line)) {
+        waiters.splice(waiters.indexOf(waiter), 1);
+        waiter.resolve(line);
+      }
+    }
+  };
+  createInterface({ input: child.stdout! }).on('line', onLine);
+  createInterface({ input: child.stderr! }).on('line', onLine);
+  const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
+
+  function waitForLine(pattern: RegExp, timeoutMs = START_TIMEOUT_MS): Promise<string> {
+    const seen = output.find((line) => pattern.test(line));
+    if (seen) return Promise.resolve(seen);
+    return new Promise((resolve, reject) => {
+      const timer = setTimeout(() => {
+        waiters.splice(waiters.indexOf(waiter), 1);
+        reject(new Error(`no line matching ${pattern} within ${timeoutMs} ms; output:\n${output.join('\n')}`));
+      }, timeoutMs);
+      const waiter = {
+        pattern,
+        resolve: (line: string) => {
+          clearTimeout(timer);
+          resolve(line);
+        },
+      };
+      waiters.push(waiter);
+      void exited.then(() => {
+        if (!waiters.includes(waiter)) return;
+        waiters.splice(waiters.indexOf(waiter), 1);
+        clearTimeout(timer);
+        reject(new Error(`the server exited before a line matching ${pattern}; output:\n${output.join('\n')}`));
+      });
+    });
+  }
+
+  async function stop(): Promise<void> {
+    if (child.exitCode !== null || child.signalCode !== null) return;
+    const timer = setTimeout(() => child.kill('SIGKILL'), 10_000);
+    child.kill('SIGTERM');
+    await exited;
+    clearTimeout(timer);
+  }
+
+  try {
+    const line = await waitForLine(/listening on http:\/\/localhost:(\d+)/);
+    const port = Number(/listening on http:\/\/localhost:(\d+)/.exec(line)![1]);
+    return { baseUrl: `http://127.0.0.1:${port}`, port, output, child, exited, waitForLine, stop };
+  } catch (error) {
+    child.kill('SIGKILL');
+    throw error;
+  }
+}

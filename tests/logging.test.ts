@@ -1,0 +1,131 @@
+import request from 'supertest';
+import { UserModel } from '../src/models/user.model';
+import { captureLog, settle, type CapturedLog } from './helpers/log-capture';
+import { createTestContext, type TestContext } from './helpers/test-app';
+import { registerUser, uniqueEmail } from './helpers/users';
+
+let ctx: TestContext;
+let log: CapturedLog;
+beforeAll(async () => {
+  log = captureLog('debug');
+  ctx = await createTestContext({ deps: { logger: log.logger } });
+});
+afterAll(() => ctx.close());
+afterEach(() => {
+  jest.restoreAllMocks();
+  log.lines.length = 0;
+});
+
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/;
+
+describe('request ids', () => {
+  it('generates a UUID request id, returns it in X-Request-Id and logs one line for the request', async () => {
+    const response = await request(ctx.app).get('/api/v1/?page=secret-query-value');
+    await settle();
+
+    const requestId = response.headers['x-request-id'];
+    expect(requestId).toMatch(UUID);
+    const lines = log.entries().filter((entry) => entry.requestId === requestId);
+    expect(lines).toHaveLength(1);
+    expect(lines[0]).toMatchObject({ level: 'info', method: 'GET', path: '/api/v1/', status: 200, requestId });
+    expect(typeof lines[0].durationMs).toBe('number');
+    expect(log.lines.join('\n')).not.toContain('secret-query-value');
+  });
+
+  it('keeps a well-formed X-Request-Id from the caller (a proxy) and logs under it', async () => {
+    const response = await request(ctx.app).get('/api/v1/nope').set('X-Request-Id', 'edge-7f3a.42:abc_Z');
+    await settle();
+
+    expect(response.headers['x-request-id']).toBe('edge-7f3a.42:abc_Z');
+    expect(log.entries()).toContainEqual(expect.objectContaining({ requestId: 'edge-7f3a.42:abc_Z', status: 404, path: '/api/v1/nope' }));
+  });
+
+  it.each([
+    ['spaces and quotes', 'id with "quotes"'],
+    ['an over-long id', 'a'.repeat(129)],
+    ['characters outside the set', 'id/<script>'],
+  ])('replaces an offered id with %s by a generated one', async (_case, offered) => {
+    const response = await request(ctx.app).get('/api/v1/').set('X-Request-Id', offered);
+    await settle();
+
+    expect(response.headers['x-request-id']).toMatch(UUID);
+    expect(log.lines.join('\n')).not.toContain(offered);
+  });
+
+  it('gives concurrent requests different ids', async () => {
+    const responses = await Promise.all([1, 2, 3, 4].map(() => request(ctx.app).get('/api/v1/')));
+    expect(new Set(responses.map((response) => response.headers['x-request-id'])).size).toBe(4);
+  });
+});
+
+describe('secrets stay out of the log', () => {
+  const password = 'Sup3r-Secret-Passw0rd!';
+
+  /** Everything the log must never contain, from one signed-in user's request. */
+  function secretsOf(user: { accessToken: string; refreshCookie: string }) {
+    return [password, user.accessToken, user.refreshCookie.split('=')[1], 'Bearer '];
+  }
+
+  function expectNoSecrets(secrets: string[]) {
+    const text = log.lines.join('\n');
+    for (const secret of secrets) expect(text).not.toContain(secret);
+  }
+
+  it('logs register, login, refresh and logout without the password, tokens or cookie', async () => {
+    const email = uniqueEmail('logged');
+    const user = await registerUser(ctx.app, { email, password });
+    await request(ctx.app).post('/api/v1/auth/login').send({ email, password });
+    await request(ctx.app).post('/api/v1/auth/login').send({ email, password: `${password}-wrong` });
+    await request(ctx.app).post('/api/v1/auth/refresh-token').set('Cookie', user.refreshCookie);
+    await request(ctx.app).get('/api/v1/users/current').set('Authorization', `Bearer ${user.accessToken}`);
+    await request(ctx.app)
+      .post('/api/v1/auth/logout')
+      .set('Authorization', `Bearer ${user.accessToken}`)
+      .set('Cookie', user.refreshCookie);
+    await settle();
+
+    expect(log.entries().filter((entry) => entry.method !== undefined)).toHaveLength(6);
+    expectNoSecrets(secretsOf(user));
+  });
+
+  it('on a 500, logs the error with the request id but without the password, tokens, cookie or headers', async () => {
+    const user = await registerUser(ctx.app, { password });
+    // authenticate() reads the user with findOne (the account must exist and not be being deleted)
+    jest.spyOn(UserModel, 'findOne').mockRejectedValue(new Error('database exploded'));
+    log.lines.length = 0;
+
+    const response = await request(ctx.app)
+      .get('/api/v1/users/current')
+      .set('Authorization', `Bearer ${user.accessToken}`)
+      .set('Cookie', `${user.refreshCookie}; other=${password}`)
+      .set('X-Request-Id', 'failing-request-1');
+    await settle();
+
+    expect(response.status).toBe(500);
+    expect(response.body).toEqual({ code: 'ServerError', message: 'Internal server error' });
+    const entries = log.entries();
+    const errorLine = entries.find((entry) => entry.level === 'error');
+    expect(errorLine).toMatchObject({ requestId: 'failing-request-1', message: 'unexpected error' });
+    expect(JSON.stringify(errorLine)).toContain('database exploded');
+    expect(entries).toContainEqual(expect.objectContaining({ requestId: 'failing-request-1', status: 500 }));
+    expectNoSecrets(secretsOf(user));
+  });
+
+  it('on a 500 while registering, the submitted password is not in any line', async () => {
+    jest.spyOn(UserModel, 'create').mockRejectedValue(new Error('write failed'));
+
+    const response = await request(ctx.app).post('/api/v1/auth/register').send({ email: uniqueEmail(), password });
+    await settle();
+
+    expect(response.status).toBe(500);
+    expect(log.entries().some((entry) => entry.level === 'error')).toBe(true);
+    expectNoSecrets([password]);
+  });
+
+  it('redacts fields named like secrets when code logs them by mistake', () => {
+    log.logger.warn('careless', { password, headers: { authorization: 'Bearer abc.def.ghi', cookie: 'refreshToken=xyz' } });
+
+    expect(log.lines.join('\n')).not.toMatch(/Sup3r|abc\.def\.ghi|refreshToken=xyz/);
+    expect(log.entries()[0]).toMatchObject({ password: '[redacted]', headers: { authorization: '[redacted]', cookie: '[redacted]' } });
+  });
+});

@@ -1,0 +1,70 @@
+/**
+ * The shared (Redis) rate-limit store failing at run time: the API keeps answering as if there were
+ * no limit (fail open) and says so in the log, rather than answering 500. No Redis server is needed:
+ * the client points at a port nothing listens on, as when Redis is down.
+ */
+import { createServer } from 'node:net';
+import request from 'supertest';
+import { createApp } from '../src/app';
+import { closeRedis, createRedisRateLimitStore, openRedis, pingRedis, type RedisClient } from '../src/lib/redis';
+import { captureLog, settle } from './helpers/log-capture';
+import { createTestContext, type TestContext } from './helpers/test-app';
+
+let ctx: TestContext;
+let redis: RedisClient;
+beforeAll(async () => {
+  ctx = await createTestContext({ env: { RATE_LIMIT_MAX: '2' } });
+  redis = await openRedis({ url: `redis://127.0.0.1:${await closedPort()}`, logger: ctx.logger, readyTimeoutMs: 200 });
+});
+afterAll(async () => {
+  await closeRedis(redis);
+  await ctx.close();
+});
+
+/** A port that was free a moment ago and that nothing listens on now. */
+function closedPort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const server = createServer().listen(0, '127.0.0.1', () => {
+      const { port } = server.address() as { port: number };
+      server.close(() => resolve(port));
+    });
+    server.on('error', reject);
+  });
+}
+
+describe('rate limit with an unreachable Redis store', () => {
+  it('keeps answering 200 past the limit instead of 500 or 429, and logs the store error with the request id', async () => {
+    const log = captureLog('warn');
+    const app = createApp({ config: ctx.config, logger: log.logger, rateLimitStore: createRedisRateLimitStore(redis) });
+
+    const statuses: number[] = [];
+    for (let i = 0; i < 5; i++) {
+      const response = await request(app).get('/api/v1/').set('X-Request-Id', `store-down-${i}`);
+      statuses.push(response.status);
+    }
+    await settle();
+
+    expect(statuses).toEqual([200, 200, 200, 200, 200]);
+    const storeErrors = log.entries().filter((entry) => String(entry.message).includes('error from store'));
+    expect(storeErrors).toHaveLength(5);
+    expect(storeErrors.map((entry) => entry.requestId)).toEqual([0, 1, 2, 3, 4].map((i) => `store-down-${i}`));
+    expect(storeErrors[0].level).toBe('error');
+  });
+
+  it('still serves the routes behind the limiter (register, then the current user)', async () => {
+    const app = createApp({ config: ctx.config, logger: ctx.logger, rateLimitStore: createRedisRateLimitStore(redis) });
+    const registered = await request(app).post('/api/v1/auth/register').send({ email: 'store-down@example.com', password: 'password123' });
+    const current = await request(app).get('/api/v1/users/current').set('Authorization', `Bearer ${registered.body.accessToken}`);
+
+    expect(registered.status).toBe(201);
+    expect(current.status).toBe(200);
+  });
+
+  it('reports redis down in /readyz', async () => {
+    const app = createApp({ config: ctx.config, logger: ctx.logger, readinessChecks: { redis: () => pingRedis(redis) } });
+    const response = await request(app).get('/readyz');
+
+    expect(response.status).toBe(503);
+    expect(response.body).toEqual({ status: 'unavailable', checks: { mongodb: 'up', redis: 'down' } });
+  });
+});
