@@ -11,7 +11,9 @@ import type { Config } from './config';
 import type { Logger } from './lib/logger';
 import { authenticate } from './middlewares/authenticate';
 import { errorHandler, notFoundHandler } from './middlewares/error-handler';
+import { methodNotAllowed } from './middlewares/method-not-allowed';
 import { createRateLimiter } from './middlewares/rate-limit';
+import { API_BASE_PATH, buildOpenApiDocument } from './openapi/document';
 import { v1Routes } from './routes/v1';
 import { createSessionService } from './services/session.service';
 import { createUserService } from './services/user.service';
@@ -43,10 +45,12 @@ export function createApp({ config, logger, rateLimitStore }: AppDeps): Express 
   app.use(express.json({ limit: config.jsonBodyLimit }));
   app.use(cookieParser());
 
+  const openApiDocument = buildOpenApiDocument();
   app.use(
-    '/api/v1',
-    v1Routes({ config, sessions, users, authenticate: authenticate(sessions), accountCleanups: [] }),
+    API_BASE_PATH,
+    v1Routes({ config, sessions, users, authenticate: authenticate(sessions), accountCleanups: [], openApiDocument }),
   );
+  app.use(API_BASE_PATH, methodNotAllowed(openApiDocument.paths));
   app.use(notFoundHandler);
   app.use(errorHandler(logger));
   return app;

@@ -2,9 +2,11 @@
 import { Router, type RequestHandler } from 'express';
 import type { Config } from '../../config';
 import { createRootController } from '../../controllers/v1/root.controller';
+import type { OpenApiDocument } from '../../openapi/types';
 import type { SessionService } from '../../services/session.service';
 import type { AccountCleanup, UserService } from '../../services/user.service';
 import { authRoutes } from './auth.routes';
+import { docsRoutes } from './docs.routes';
 import { userRoutes } from './user.routes';
 
 export interface RouteDeps {
@@ -13,6 +15,7 @@ export interface RouteDeps {
   users: UserService;
   authenticate: RequestHandler;
   accountCleanups: readonly AccountCleanup[];
+  openApiDocument: OpenApiDocument;
 }
 
 export function v1Routes(deps: RouteDeps): Router {
@@ -20,5 +23,6 @@ export function v1Routes(deps: RouteDeps): Router {
   router.get('/', createRootController({ publicUrl: deps.config.publicUrl }).getStatus);
   router.use('/auth', authRoutes(deps));
   router.use('/users', userRoutes(deps));
+  router.use(docsRoutes(deps.openApiDocument));
   return router;
 }
