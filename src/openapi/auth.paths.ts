@@ -61,6 +61,10 @@ export const authPaths: Paths = {
         responses: {
           '201': respond('Signed up; the refresh token is in the cookie', json(schemaRef('Login'), { ...exampleTokens, user: exampleUser }), {
             headers: setsRefreshCookie,
+            links: {
+              GetUser: { operationId: 'getUser', parameters: { userId: '$response.body#/user/_id' } },
+              DeleteUser: { operationId: 'deleteUser', parameters: { userId: '$response.body#/user/_id' } },
+            },
           }),
           '400': ref('responses', 'BadRequestOrValidation'),
           '403': respond(

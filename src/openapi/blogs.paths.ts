@@ -126,6 +126,7 @@ export const blogSchemas: Record<string, JsonSchema> = {
 const status = { type: 'string', enum: ['draft', 'published'], default: 'draft' };
 const bannerImage = {
   type: 'string',
+  format: 'binary',
   contentMediaType: 'application/octet-stream',
   description: `PNG, JPEG or WebP, at most ${BLOG_LIMITS.bannerBytes / (1024 * 1024)} MB`,
 };

@@ -11,5 +11,5 @@ function failOnMismatches(when: string): void {
   }
 }
 
-afterEach(() => failOnMismatches('received by this test'));
+afterEach(() => failOnMismatches('received by this test (or by the beforeAll hooks before it)'));
 afterAll(() => failOnMismatches('received in beforeAll/afterAll hooks'));
