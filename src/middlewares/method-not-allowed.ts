@@ -9,7 +9,7 @@ import { HTTP_METHODS, type Paths } from '../openapi/types';
 
 interface KnownPath {
   pattern: RegExp;
-  allow: string;
+  allow: string[];
 }
 
 /** `/users/{userId}` → /^\/users\/[^/]+\/?$/ ; a trailing slash is optional, as in Express. */
@@ -26,12 +26,13 @@ export function methodNotAllowed(paths: Paths) {
   const known: KnownPath[] = Object.entries(paths).map(([template, item]) => {
     const methods = HTTP_METHODS.filter((method) => item[method]).map((method) => method.toUpperCase());
     if (methods.includes('GET')) methods.push('HEAD');
-    return { pattern: templateToPattern(template), allow: methods.join(', ') };
+    return { pattern: templateToPattern(template), allow: methods };
   });
   return (req: Request, res: Response, next: NextFunction) => {
-    const match = known.find(({ pattern }) => pattern.test(req.path));
-    if (!match) return next();
-    res.set('Allow', match.allow);
+    // Several templates may match one path (GET /blogs/{slug}, PUT /blogs/{blogId}): allow them all.
+    const matches = known.filter(({ pattern }) => pattern.test(req.path));
+    if (matches.length === 0) return next();
+    res.set('Allow', [...new Set(matches.flatMap(({ allow }) => allow))].join(', '));
     throw new MethodNotAllowed(`Method ${req.method} is not allowed on ${req.baseUrl}${req.path}`);
   };
 }

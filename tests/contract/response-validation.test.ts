@@ -4,6 +4,10 @@
  */
 import express from 'express';
 import request from 'supertest';
+import { blogContract } from '../../src/openapi/blogs.paths';
+import { createLogger } from '../../src/lib/logger';
+import { methodNotAllowed } from '../../src/middlewares/method-not-allowed';
+import { errorHandler } from '../../src/middlewares/error-handler';
 import { ContractChecker, takeContractMismatches, withContractCheck, type ObservedResponse } from '../helpers/contract';
 
 const checker = new ContractChecker();
@@ -74,5 +78,34 @@ describe('withContractCheck', () => {
     await request(withContractCheck(drifted)).get('/api/v1/users/current');
     // Taken here so this test passes; contract-setup.ts would otherwise fail it in afterEach.
     expect(takeContractMismatches().join()).toMatch(/GET \/users\/current → 200: body does not match the schema.*role/);
+  });
+});
+
+describe('with the blog routes plugged in', () => {
+  const merged = new ContractChecker({
+    ...checker.document,
+    paths: { ...checker.document.paths, ...blogContract.paths },
+    components: { ...checker.document.components, schemas: { ...checker.document.components.schemas, ...blogContract.schemas } },
+  });
+
+  it('lets the method choose between /blogs/{slug} and /blogs/{blogId}', () => {
+    expect(merged.matchPath('/blogs/hello-world', 'get')).toBe('/blogs/{slug}');
+    expect(merged.matchPath('/blogs/6b03359a24f41420bf3bfc3f', 'put')).toBe('/blogs/{blogId}');
+    expect(merged.matchPath('/blogs/6b03359a24f41420bf3bfc3f', 'delete')).toBe('/blogs/{blogId}');
+    expect(merged.matchPath('/blogs/user/6b03359a24f41420bf3bfc3f', 'get')).toBe('/blogs/user/{userId}');
+    expect(
+      merged.check(observed({ method: 'DELETE', url: '/api/v1/blogs/6b03359a24f41420bf3bfc3f', status: 204, body: Buffer.alloc(0) })),
+    ).toEqual([]);
+  });
+});
+
+describe('405 with the blog routes plugged in', () => {
+  it('allows the methods of every template the path matches', async () => {
+    const app = express();
+    app.use('/api/v1', methodNotAllowed(blogContract.paths));
+    app.use(errorHandler(createLogger({ level: 'silent', json: true })));
+    const response = await request(app).patch('/api/v1/blogs/6b03359a24f41420bf3bfc3f');
+    expect(response.status).toBe(405);
+    expect(response.headers.allow).toBe('GET, HEAD, PUT, DELETE');
   });
 });

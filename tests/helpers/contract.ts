@@ -66,9 +66,15 @@ export class ContractChecker {
     return this.ajv.errorsText(validate.errors, { dataVar: 'body' });
   }
 
-  /** Finds the documented path of a request path under /api/v1, if any. */
-  matchPath(path: string): string | undefined {
-    return this.templates.find(({ pattern }) => pattern.test(path))?.template;
+  /**
+   * The documented path of a request path under /api/v1 that serves `method` (any method when not
+   * given). Two templates can match one path (GET /blogs/{slug}, PUT /blogs/{blogId}), so the method
+   * decides between them.
+   */
+  matchPath(path: string, method?: string): string | undefined {
+    const candidates = this.templates.filter(({ pattern }) => pattern.test(path));
+    const serving = method ? candidates.find(({ template }) => this.document.paths[template][method as 'get']) : undefined;
+    return (serving ?? candidates[0])?.template;
   }
 
   /** Every way the response differs from the document; [] when it keeps the contract. */
@@ -79,11 +85,14 @@ export class ContractChecker {
     // CORS preflights are answered by the cors middleware for the browser, not by an operation.
     if (method === 'options') return [];
 
-    const template = path.startsWith(API_BASE_PATH) ? this.matchPath(path.slice(API_BASE_PATH.length) || '/') : undefined;
-    const operation = template ? (this.document.paths[template][method === 'head' ? 'get' : (method as 'get')] as Operation | undefined) : undefined;
+    const documentedMethod = method === 'head' ? 'get' : method;
+    const template = path.startsWith(API_BASE_PATH)
+      ? this.matchPath(path.slice(API_BASE_PATH.length) || '/', documentedMethod)
+      : undefined;
+    const operation = template ? (this.document.paths[template][documentedMethod as 'get'] as Operation | undefined) : undefined;
     if (!template || !operation) return this.checkUnmatched(observed);
 
-    const base = ['paths', template, method === 'head' ? 'get' : method, 'responses'];
+    const base = ['paths', template, documentedMethod, 'responses'];
     const status = String(observed.status);
     let entry: ResponseObject | Reference | undefined = operation.responses[status];
     if (!entry) return [`status ${status} is not documented for ${method.toUpperCase()} ${template}`];
