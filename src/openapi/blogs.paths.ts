@@ -62,7 +62,7 @@ export const blogSchemas: Record<string, JsonSchema> = {
     properties: {
       _id: schemaRef('ObjectId'),
       title: { type: 'string', minLength: 1, maxLength: BLOG_LIMITS.title },
-      slug: { type: 'string', pattern: '^[a-z0-9]+(?:-[a-z0-9]+)*$', description: 'URL-friendly, unique, generated from the title' },
+      slug: { type: 'string', minLength: 1, description: 'URL-friendly, unique, generated from the title' },
       content: { type: 'string', description: 'Sanitised HTML' },
       banner: {
         type: 'object',

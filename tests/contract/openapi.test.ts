@@ -85,6 +85,36 @@ describe.each([
     expect(problems).toEqual([]);
   });
 
+  it('has request and response examples that match their schemas', () => {
+    const ajv = new Ajv2020({ strict: false, allErrors: true });
+    addFormats(ajv);
+    ajv.addSchema(document as unknown as object, 'urn:blog-api:doc');
+    const problems: string[] = [];
+    const checkContent = (where: string[], content: Record<string, { example?: unknown; examples?: Record<string, { value: unknown }> }> = {}) => {
+      for (const [mediaType, media] of Object.entries(content)) {
+        const pointer = [...where, 'content', mediaType, 'schema'].map((part) => encodeURIComponent(part.replace(/~/g, '~0').replace(/\//g, '~1'))).join('/');
+        const validate = ajv.compile({ $ref: `urn:blog-api:doc#/${pointer}` });
+        const examples = [media.example, ...Object.values(media.examples ?? {}).map((example) => example.value)].filter((value) => value !== undefined);
+        for (const example of examples) {
+          if (!validate(example)) problems.push(`${where.join(' ')} ${mediaType}: ${ajv.errorsText(validate.errors)}`);
+        }
+      }
+    };
+    for (const [name, response] of Object.entries(document.components.responses)) checkContent(['components', 'responses', name], response.content);
+    let checked = 0;
+    for (const [path, item] of Object.entries(document.paths)) {
+      for (const [method, operation] of Object.entries(item)) {
+        if (operation.requestBody) checkContent(['paths', path, method, 'requestBody'], operation.requestBody.content);
+        for (const [status, response] of Object.entries(operation.responses)) {
+          if (!('$ref' in response)) checkContent(['paths', path, method, 'responses', status], response.content);
+          checked += 1;
+        }
+      }
+    }
+    expect(checked).toBeGreaterThan(40);
+    expect(problems).toEqual([]);
+  });
+
   it('gives every operation a unique operationId, 429 and 500, and a security decision', () => {
     const ids = new Set<string>();
     for (const [path, item] of Object.entries(document.paths)) {
