@@ -23,7 +23,8 @@ function templateToPattern(template: string): RegExp {
 }
 
 export function methodNotAllowed(paths: Paths) {
-  const known: KnownPath[] = Object.entries(paths).map(([template, item]) => {
+  // Mounted at /api/v1: paths documented at the app's root (their own `servers`) are not its concern.
+  const known: KnownPath[] = Object.entries(paths).filter(([, item]) => !item.servers).map(([template, item]) => {
     const methods = HTTP_METHODS.filter((method) => item[method]).map((method) => method.toUpperCase());
     if (methods.includes('GET')) methods.push('HEAD');
     return { pattern: templateToPattern(template), allow: methods };

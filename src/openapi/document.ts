@@ -7,10 +7,32 @@ import { API_VERSION } from '../controllers/v1/root.controller';
 import { authPaths } from './auth.paths';
 import { headers, parameters, responses, schemas, securitySchemes } from './components';
 import { rootPaths } from './root.paths';
-import type { ContractPart, OpenApiDocument, Paths } from './types';
+import { HTTP_METHODS, type ContractPart, type HttpMethod, type OpenApiDocument, type Operation, type Paths } from './types';
 import { userPaths } from './users.paths';
 
 export const API_BASE_PATH = '/api/v1';
+
+export interface DocumentedOperation {
+  /** The key in `paths`, relative to its server URL. */
+  template: string;
+  /** The path as the app serves it: the server URL (the path's own or /api/v1) and the template. */
+  fullPath: string;
+  method: HttpMethod;
+  operation: Operation;
+}
+
+/** Every operation of the document, each with the path the app really serves it on. */
+export function operationsOf(paths: Paths): DocumentedOperation[] {
+  return Object.entries(paths).flatMap(([template, item]) => {
+    const base = (item.servers?.[0]?.url ?? API_BASE_PATH).replace(/\/$/, '');
+    return HTTP_METHODS.filter((method) => item[method]).map((method) => ({
+      template,
+      fullPath: `${base}${template}`,
+      method,
+      operation: item[method] as Operation,
+    }));
+  });
+}
 
 /** The parts served today; each is one resource's paths, schemas and tag. */
 const parts: ContractPart[] = [

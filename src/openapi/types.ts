@@ -49,7 +49,11 @@ export interface Operation {
   responses: Record<string, ResponseObject | Reference>;
 }
 
-export type PathItem = Partial<Record<HttpMethod, Operation>>;
+/**
+ * `servers` overrides the base path for one path: `{ servers: [{ url: '/' }] }` documents a route at
+ * the app's root, outside /api/v1 (health checks, for instance).
+ */
+export type PathItem = Partial<Record<HttpMethod, Operation>> & { servers?: Array<{ url: string; description?: string }> };
 export type Paths = Record<string, PathItem>;
 
 export interface OpenApiDocument {

@@ -1,7 +1,6 @@
 /** The document and the routes never drift apart: each side must list exactly what the other has. */
 import express, { Router } from 'express';
-import { API_BASE_PATH, buildOpenApiDocument } from '../../src/openapi/document';
-import { HTTP_METHODS } from '../../src/openapi/types';
+import { buildOpenApiDocument, operationsOf } from '../../src/openapi/document';
 import { blogContract } from '../../src/openapi/blogs.paths';
 import { createTestContext, type TestContext } from '../helpers/test-app';
 import { registeredRoutes } from '../helpers/routes';
@@ -15,9 +14,7 @@ afterAll(() => ctx.close());
 const key = (method: string, path: string) => `${method.toUpperCase()} ${path}`;
 
 function documentedOperations(paths = buildOpenApiDocument().paths): string[] {
-  return Object.entries(paths).flatMap(([path, item]) =>
-    HTTP_METHODS.filter((method) => item[method]).map((method) => key(method, `${API_BASE_PATH}${path === '/' ? '/' : path}`)),
-  );
+  return operationsOf(paths).map(({ method, fullPath }) => key(method, fullPath));
 }
 
 describe('routes and the OpenAPI document', () => {
@@ -28,6 +25,12 @@ describe('routes and the OpenAPI document', () => {
     expect({ missingFromDocument: registered.filter((route) => !documented.includes(route)) }).toEqual({ missingFromDocument: [] });
     expect({ missingFromApp: documented.filter((operation) => !registered.includes(operation)) }).toEqual({ missingFromApp: [] });
     expect(registered.length).toBeGreaterThanOrEqual(13);
+  });
+
+  it('places a path with its own server URL at the app\'s root, as /healthz will be', () => {
+    const paths = { '/healthz': { servers: [{ url: '/' }], get: buildOpenApiDocument().paths['/']!.get! } };
+    expect(documentedOperations(paths)).toEqual(['GET /healthz']);
+    expect(documentedOperations({ '/users/{userId}': {}, '/': buildOpenApiDocument().paths['/'] })).toEqual(['GET /api/v1/']);
   });
 
   it('reads nested routers and converts :params, so a route added without documentation is caught', () => {

@@ -55,8 +55,8 @@ describe('the response checker', () => {
   });
 
   it('takes literal paths before templates, and checks unknown routes against the error shape', () => {
-    expect(checker.matchPath('/users/current')).toBe('/users/current');
-    expect(checker.matchPath('/users/6b03359a24f41420bf3bfc3f')).toBe('/users/{userId}');
+    expect(checker.matchPath('/api/v1/users/current')).toBe('/users/current');
+    expect(checker.matchPath('/api/v1/users/6b03359a24f41420bf3bfc3f')).toBe('/users/{userId}');
     expect(checker.check(observed({ url: '/api/v1/nope', status: 200, json: { ok: true } })).length).toBe(2);
     expect(checker.check(observed({ url: '/api/v1/nope', status: 404, json: { code: 'NotFound', message: 'x' } }))).toEqual([]);
   });
@@ -89,10 +89,10 @@ describe('with the blog routes plugged in', () => {
   });
 
   it('lets the method choose between /blogs/{slug} and /blogs/{blogId}', () => {
-    expect(merged.matchPath('/blogs/hello-world', 'get')).toBe('/blogs/{slug}');
-    expect(merged.matchPath('/blogs/6b03359a24f41420bf3bfc3f', 'put')).toBe('/blogs/{blogId}');
-    expect(merged.matchPath('/blogs/6b03359a24f41420bf3bfc3f', 'delete')).toBe('/blogs/{blogId}');
-    expect(merged.matchPath('/blogs/user/6b03359a24f41420bf3bfc3f', 'get')).toBe('/blogs/user/{userId}');
+    expect(merged.matchPath('/api/v1/blogs/hello-world', 'get')).toBe('/blogs/{slug}');
+    expect(merged.matchPath('/api/v1/blogs/6b03359a24f41420bf3bfc3f', 'put')).toBe('/blogs/{blogId}');
+    expect(merged.matchPath('/api/v1/blogs/6b03359a24f41420bf3bfc3f', 'delete')).toBe('/blogs/{blogId}');
+    expect(merged.matchPath('/api/v1/blogs/user/6b03359a24f41420bf3bfc3f', 'get')).toBe('/blogs/user/{userId}');
     expect(
       merged.check(observed({ method: 'DELETE', url: '/api/v1/blogs/6b03359a24f41420bf3bfc3f', status: 204, body: Buffer.alloc(0) })),
     ).toEqual([]);
@@ -107,5 +107,16 @@ describe('405 with the blog routes plugged in', () => {
     const response = await request(app).patch('/api/v1/blogs/6b03359a24f41420bf3bfc3f');
     expect(response.status).toBe(405);
     expect(response.headers.allow).toBe('GET, HEAD, PUT, DELETE');
+  });
+});
+
+describe('a path documented at the app root (its own server URL)', () => {
+  it('is matched outside /api/v1, as /healthz will be', () => {
+    const withHealth = new ContractChecker({
+      ...checker.document,
+      paths: { ...checker.document.paths, '/healthz': { servers: [{ url: '/' }], get: checker.document.paths['/']!.get! } },
+    });
+    expect(withHealth.matchPath('/healthz', 'get')).toBe('/healthz');
+    expect(withHealth.matchPath('/api/v1/healthz', 'get')).toBeUndefined();
   });
 });

@@ -12,7 +12,7 @@ import Ajv2020 from 'ajv/dist/2020';
 import addFormats from 'ajv-formats';
 import type { ValidateFunction } from 'ajv';
 import type { Express } from 'express';
-import { API_BASE_PATH, buildOpenApiDocument } from '../../src/openapi/document';
+import { API_BASE_PATH, buildOpenApiDocument, operationsOf } from '../../src/openapi/document';
 import type { HeaderObject, OpenApiDocument, Operation, Reference, ResponseObject } from '../../src/openapi/types';
 
 export interface ObservedResponse {
@@ -45,10 +45,12 @@ export class ContractChecker {
   constructor(readonly document: OpenApiDocument = buildOpenApiDocument()) {
     addFormats(this.ajv);
     this.ajv.addSchema(document as unknown as object, DOCUMENT_ID);
-    // Literal paths first, so /users/current is not taken for /users/{userId}.
-    this.templates = Object.keys(document.paths)
-      .sort((a, b) => (a.match(/\{/g) ?? []).length - (b.match(/\{/g) ?? []).length)
-      .map((template) => ({ template, pattern: templatePattern(template) }));
+    // Literal paths first, so /users/current is not taken for /users/{userId}. Patterns are of the
+    // full path the app serves (/api/v1 + template, or the path's own server URL + template).
+    const fullPaths = new Map(operationsOf(document.paths).map(({ template, fullPath }) => [template, fullPath]));
+    this.templates = [...fullPaths]
+      .sort(([a], [b]) => (a.match(/\{/g) ?? []).length - (b.match(/\{/g) ?? []).length)
+      .map(([template, fullPath]) => ({ template, pattern: templatePattern(fullPath) }));
   }
 
   private validator(jsonPointer: string): ValidateFunction {
@@ -67,8 +69,8 @@ export class ContractChecker {
   }
 
   /**
-   * The documented path of a request path under /api/v1 that serves `method` (any method when not
-   * given). Two templates can match one path (GET /blogs/{slug}, PUT /blogs/{blogId}), so the method
+   * The documented path (the key in `paths`) of a request path that serves `method` (any method when
+   * not given). Two templates can match one path (GET /blogs/{slug}, PUT /blogs/{blogId}), so the method
    * decides between them.
    */
   matchPath(path: string, method?: string): string | undefined {
@@ -86,9 +88,7 @@ export class ContractChecker {
     if (method === 'options') return [];
 
     const documentedMethod = method === 'head' ? 'get' : method;
-    const template = path.startsWith(API_BASE_PATH)
-      ? this.matchPath(path.slice(API_BASE_PATH.length) || '/', documentedMethod)
-      : undefined;
+    const template = this.matchPath(path, documentedMethod);
     const operation = template ? (this.document.paths[template][documentedMethod as 'get'] as Operation | undefined) : undefined;
     if (!template || !operation) return this.checkUnmatched(observed);
 
