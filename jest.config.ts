@@ -9,6 +9,8 @@ const config: Config = {
   transform: { '^.+\\.ts$': ['ts-jest', { tsconfig: 'tsconfig.json' }] },
   globalSetup: '<rootDir>/tests/global-setup.ts',
   globalTeardown: '<rootDir>/tests/global-teardown.ts',
+  // Every response of the real app is checked against the OpenAPI document (tests/helpers/contract.ts).
+  setupFilesAfterEnv: ['<rootDir>/tests/helpers/contract-setup.ts'],
   testTimeout: 30_000,
   maxWorkers: process.env.JEST_MAX_WORKERS ?? '50%',
 };

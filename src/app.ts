@@ -13,9 +13,11 @@ import { pingDatabase } from './lib/database';
 import type { Logger } from './lib/logger';
 import { authenticate } from './middlewares/authenticate';
 import { errorHandler, notFoundHandler } from './middlewares/error-handler';
+import { methodNotAllowed } from './middlewares/method-not-allowed';
 import { createRateLimiter } from './middlewares/rate-limit';
 import { requestLogger } from './middlewares/request-logger';
 import { HEALTH_PATHS, healthRoutes } from './routes/health.routes';
+import { API_BASE_PATH, buildOpenApiDocument } from './openapi/document';
 import { v1Routes } from './routes/v1';
 import { createBlogService } from './services/blog.service';
 import { deleteEngagementOfUser } from './services/engagement.service';
@@ -86,8 +88,9 @@ export function createApp({
   app.use(express.json({ limit: config.jsonBodyLimit }));
   app.use(cookieParser());
 
+  const openApiDocument = buildOpenApiDocument();
   app.use(
-    '/api/v1',
+    API_BASE_PATH,
     v1Routes({
       config,
       sessions,
@@ -96,8 +99,10 @@ export function createApp({
       authenticate: authenticate(sessions),
       // run in this order when an account is deleted, after its sessions and before the user record
       accountCleanups: [blogs.deleteBlogsOfAuthor, deleteEngagementOfUser],
+      openApiDocument,
     }),
   );
+  app.use(API_BASE_PATH, methodNotAllowed(openApiDocument.paths));
   app.use(notFoundHandler);
   app.use(errorHandler(logger));
   return app;

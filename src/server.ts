@@ -74,8 +74,11 @@ async function main(): Promise<void> {
   const shutdown = async (signal: string) => {
     if (shuttingDown) return;
     shuttingDown = true;
+    // drainServer closes the listening socket before it first awaits, so when this line is written new
+    // connections are already refused (the shutdown test relies on that order)
+    const drained = drainServer(server, config.shutdownGraceMs, logger);
     logger.info(`${signal} received: finishing in-flight requests (grace ${config.shutdownGraceMs} ms)`);
-    await drainServer(server, config.shutdownGraceMs, logger);
+    await drained;
     if (redis) await closeRedis(redis);
     await disconnectDatabase();
     await localDatabase?.stop();

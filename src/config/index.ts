@@ -29,6 +29,9 @@ const list = z.preprocess(emptyToUndefined, z.string().optional()).transform((va
   (value ?? '').split(',').map((item) => item.trim()).filter(Boolean),
 );
 
+/** Longest blog content accepted by default, in characters (the contract documents this bound). */
+export const DEFAULT_BLOG_CONTENT_MAX_LENGTH = 100_000;
+
 const environmentSchema = z.object({
   NODE_ENV: z.preprocess(emptyToUndefined, z.enum(['development', 'test', 'production']).default('development')),
   PORT: integer(3000, 0, 65535),
@@ -47,7 +50,7 @@ const environmentSchema = z.object({
   TRUST_PROXY: optionalString,
   LOG_LEVEL: z.preprocess(emptyToUndefined, z.enum(['silent', 'error', 'warn', 'info', 'http', 'debug']).optional()),
   JSON_BODY_LIMIT: z.preprocess(emptyToUndefined, z.string().default('100kb')),
-  BLOG_CONTENT_MAX_LENGTH: integer(100_000, 1, 1_000_000),
+  BLOG_CONTENT_MAX_LENGTH: integer(DEFAULT_BLOG_CONTENT_MAX_LENGTH, 1, 1_000_000),
   UPLOADS_DIR: z.preprocess(emptyToUndefined, z.string().default('uploads')),
   CLOUDINARY_URL: z.preprocess(
     emptyToUndefined,

@@ -38,6 +38,12 @@ export class NotFound extends HttpError {
   readonly code = 'NotFound';
 }
 
+/** 405: the path exists, the method does not (the response carries an Allow header). */
+export class MethodNotAllowed extends HttpError {
+  readonly status = 405;
+  readonly code = 'MethodNotAllowed';
+}
+
 /** 413: the spec gives an oversized upload the code `ValidationError` with a message. */
 export class PayloadTooLarge extends HttpError {
   readonly status = 413;

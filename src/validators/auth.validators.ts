@@ -1,7 +1,7 @@
 /** express-validator chains for /auth. */
 import { body, cookie } from 'express-validator';
 import { ROLES, USER_LIMITS } from '../models/user.model';
-import { requiredString } from './common.validators';
+import { jsonObjectBody, requiredString } from './common.validators';
 
 /** bcrypt reads at most 72 bytes; longer passwords are refused instead of silently truncated. */
 export const PASSWORD_LIMITS = { min: 8, maxBytes: 72 } as const;
@@ -32,8 +32,8 @@ const roleField = body('role')
   .isIn(ROLES)
   .withMessage(`Role must be one of: ${ROLES.join(', ')}`);
 
-export const registerValidators = [emailField(), passwordField(), roleField];
-export const loginValidators = [emailField(), passwordField(), roleField];
+export const registerValidators = [jsonObjectBody, emailField(), passwordField(), roleField];
+export const loginValidators = [jsonObjectBody, emailField(), passwordField(), roleField];
 
 /** The cookie is checked for presence first (401, see requireRefreshCookie); here only its form. */
 export const refreshCookieValidators = [cookie('refreshToken').isJWT().withMessage('Refresh token must be a JWT')];

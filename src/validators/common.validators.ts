@@ -7,6 +7,14 @@ import { body, param, query, type ValidationChain } from 'express-validator';
 
 export const PAGINATION = { defaultLimit: 20, maxLimit: 50, defaultOffset: 0 } as const;
 
+/**
+ * The JSON body, when there is one, must be an object: express.json also parses arrays and, for
+ * PUT /users/current whose fields are all optional, `[null]` would otherwise pass as an empty update.
+ */
+export const jsonObjectBody: ValidationChain = body()
+  .custom((value: unknown) => value === undefined || (typeof value === 'object' && value !== null && !Array.isArray(value)))
+  .withMessage('Request body must be a JSON object');
+
 /** A body field that must be a string when present; trimmed. */
 export function optionalString(field: string, label: string): ValidationChain {
   return body(field).optional().isString().withMessage(`${label} must be a string`).bail().trim();

@@ -2,7 +2,7 @@
 import { body } from 'express-validator';
 import { SOCIAL_NETWORKS, USER_LIMITS } from '../models/user.model';
 import { emailField, passwordField } from './auth.validators';
-import { objectIdParam, optionalString, pagination } from './common.validators';
+import { jsonObjectBody, objectIdParam, optionalString, pagination } from './common.validators';
 
 /** Usernames appear in URLs and mentions: letters, digits, ".", "_" and "-". */
 export const USERNAME_PATTERN = /^[A-Za-z0-9._-]+$/;
@@ -23,6 +23,7 @@ const socialLinkField = (network: string) =>
     .withMessage(`${network} link must be a valid http(s) URL`);
 
 export const updateCurrentUserValidators = [
+  jsonObjectBody,
   optionalString('username', 'Username')
     .isLength({ min: 1, max: USER_LIMITS.username })
     .withMessage(`Username must be 1 to ${USER_LIMITS.username} characters`)

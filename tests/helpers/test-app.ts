@@ -1,5 +1,6 @@
 /**
- * Builds the real app on a database of its own for one test file:
+ * Builds the real app on a database of its own for one test file, every response of which is
+ * checked against the OpenAPI document (tests/helpers/contract.ts):
  *   const ctx = await createTestContext();   // in beforeAll
  *   await ctx.close();                       // in afterAll: drops the database
  */
@@ -13,6 +14,7 @@ import { createApp, type AppDeps } from '../../src/app';
 import { loadConfig, type Config } from '../../src/config';
 import { connectDatabase } from '../../src/lib/database';
 import { createLogger, type Logger } from '../../src/lib/logger';
+import { withContractCheck } from './contract';
 
 export interface TestContext {
   app: Express;
@@ -51,7 +53,7 @@ export async function createTestContext(
   const env = testEnvironment({ UPLOADS_DIR: uploadsDir, ...options.env }) as Record<string, string>;
   const { config } = loadConfig(env);
   const logger = createLogger({ level: config.logLevel, json: true });
-  const app = createApp({ config, logger, ...options.deps });
+  const app = withContractCheck(createApp({ config, logger, ...options.deps }));
   return {
     app,
     config,
@@ -59,7 +61,7 @@ export async function createTestContext(
     uploadsDir,
     buildApp(overrides) {
       const other = loadConfig({ ...env, ...overrides }).config;
-      return { app: createApp({ config: other, logger, ...options.deps }), config: other };
+      return { app: withContractCheck(createApp({ config: other, logger, ...options.deps })), config: other };
     },
     async close() {
       await mongoose.connection.dropDatabase();

@@ -2,12 +2,14 @@
 import { Router, type RequestHandler } from 'express';
 import type { Config } from '../../config';
 import { createRootController } from '../../controllers/v1/root.controller';
+import type { OpenApiDocument } from '../../openapi/types';
 import type { BlogService } from '../../services/blog.service';
 import type { SessionService } from '../../services/session.service';
 import type { AccountCleanup, UserService } from '../../services/user.service';
 import { authRoutes } from './auth.routes';
 import { blogRoutes } from './blog.routes';
 import { commentRoutes } from './comment.routes';
+import { docsRoutes } from './docs.routes';
 import { likeRoutes } from './like.routes';
 import { userRoutes } from './user.routes';
 
@@ -18,6 +20,7 @@ export interface RouteDeps {
   blogs: BlogService;
   authenticate: RequestHandler;
   accountCleanups: readonly AccountCleanup[];
+  openApiDocument: OpenApiDocument;
 }
 
 export function v1Routes(deps: RouteDeps): Router {
@@ -28,5 +31,6 @@ export function v1Routes(deps: RouteDeps): Router {
   router.use('/blogs', blogRoutes(deps));
   router.use('/likes', likeRoutes(deps));
   router.use('/comments', commentRoutes(deps));
+  router.use(docsRoutes(deps.openApiDocument));
   return router;
 }

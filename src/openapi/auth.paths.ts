@@ -1,0 +1,129 @@
+/** /auth: register, login, refresh and logout. */
+import { ROLES, USER_LIMITS } from '../models/user.model';
+import { PASSWORD_LIMITS } from '../validators/auth.validators';
+import {
+  BEARER,
+  COMMON_RESPONSES,
+  JSON_BODY_RESPONSES,
+  exampleTokens,
+  exampleUser,
+  json,
+  ref,
+  respond,
+  schemaRef,
+} from './components';
+import type { JsonSchema, Operation, Paths } from './types';
+
+export const emailSchema: JsonSchema = {
+  type: 'string',
+  format: 'email',
+  maxLength: USER_LIMITS.email,
+  description: 'Stored lower-cased',
+};
+export const passwordSchema: JsonSchema = {
+  type: 'string',
+  minLength: PASSWORD_LIMITS.min,
+  maxLength: PASSWORD_LIMITS.maxBytes,
+  description: `${PASSWORD_LIMITS.min} characters to ${PASSWORD_LIMITS.maxBytes} UTF-8 bytes (bcrypt reads no more); write-only`,
+};
+
+const credentials = (roleNote: string): JsonSchema => ({
+  type: 'object',
+  required: ['email', 'password'],
+  properties: {
+    email: emailSchema,
+    password: passwordSchema,
+    role: { type: 'string', enum: [...ROLES], default: 'user', description: roleNote },
+  },
+});
+
+const setsRefreshCookie = { 'Set-Cookie': ref('headers', 'SetRefreshCookie') };
+const refreshCookieSecurity = [{ refreshCookie: [] }];
+
+const credentialsOperation = (operation: Omit<Operation, 'requestBody' | 'tags'>, roleNote: string): Operation => ({
+  tags: ['Auth'],
+  ...operation,
+  requestBody: {
+    required: true,
+    content: json(credentials(roleNote), { email: 'ada@example.com', password: 'correct horse' }),
+  },
+});
+
+export const authPaths: Paths = {
+  '/auth/register': {
+    post: credentialsOperation(
+      {
+        operationId: 'register',
+        summary: 'Create an account and sign in',
+        description:
+          'The username is derived from the email (see the README). Registering as `admin` needs an email listed in ADMIN_EMAILS.',
+        security: [],
+        responses: {
+          '201': respond('Signed up; the refresh token is in the cookie', json(schemaRef('Login'), { ...exampleTokens, user: exampleUser }), {
+            headers: setsRefreshCookie,
+            links: {
+              GetUser: { operationId: 'getUser', parameters: { userId: '$response.body#/user/_id' } },
+              DeleteUser: { operationId: 'deleteUser', parameters: { userId: '$response.body#/user/_id' } },
+            },
+          }),
+          '400': ref('responses', 'BadRequestOrValidation'),
+          '403': respond(
+            'Role admin asked for an email not in ADMIN_EMAILS (AuthorizationError)',
+            json(schemaRef('Error'), { code: 'AuthorizationError', message: 'This email may not register as an admin' }),
+          ),
+          ...JSON_BODY_RESPONSES,
+          ...COMMON_RESPONSES,
+        },
+      },
+      'Optional; `admin` only for whitelisted emails',
+    ),
+  },
+  '/auth/login': {
+    post: credentialsOperation(
+      {
+        operationId: 'login',
+        summary: 'Sign in with email and password',
+        security: [],
+        responses: {
+          '200': respond('Signed in; the refresh token is in the cookie', json(schemaRef('Login')), { headers: setsRefreshCookie }),
+          '400': ref('responses', 'BadRequestOrValidation'),
+          '404': respond('No account has this email', json(schemaRef('Error'), { code: 'NotFound', message: 'User not found' })),
+          ...JSON_BODY_RESPONSES,
+          ...COMMON_RESPONSES,
+        },
+      },
+      'Accepted for symmetry with register, and ignored',
+    ),
+  },
+  '/auth/refresh-token': {
+    post: {
+      operationId: 'refreshToken',
+      tags: ['Auth'],
+      summary: 'A new access token for the session of the refresh cookie',
+      description: 'The refresh token is not rotated: the same cookie stays valid until logout or expiry.',
+      security: refreshCookieSecurity,
+      responses: {
+        '200': respond('A fresh access token', json(schemaRef('AccessToken'))),
+        '400': respond('The cookie is present but not a JWT', json(schemaRef('ValidationError'))),
+        '401': ref('responses', 'Unauthenticated'),
+        ...COMMON_RESPONSES,
+      },
+    },
+  },
+  '/auth/logout': {
+    post: {
+      operationId: 'logout',
+      tags: ['Auth'],
+      summary: 'End the session of the refresh cookie and clear the cookie',
+      security: [{ ...BEARER[0], ...refreshCookieSecurity[0] }],
+      responses: {
+        '200': respond('Logged out', json(schemaRef('Message'), { message: 'Logged out successfully' }), {
+          headers: { 'Set-Cookie': ref('headers', 'ClearRefreshCookie') },
+        }),
+        '400': respond('The cookie is present but not a JWT', json(schemaRef('ValidationError'))),
+        '401': ref('responses', 'Unauthenticated'),
+        ...COMMON_RESPONSES,
+      },
+    },
+  },
+};

@@ -1,0 +1,295 @@
+/**
+ * Shared pieces of the OpenAPI document: schemas of the resources and wrappers, the error
+ * responses every route can give, parameters, rate-limit headers and security schemes.
+ * Bounds come from the models and validators, so a changed limit changes the contract too.
+ */
+import { ROLES, SOCIAL_NETWORKS, USER_LIMITS } from '../models/user.model';
+import { PAGINATION } from '../validators/common.validators';
+import type { HeaderObject, JsonSchema, MediaType, ParameterObject, Reference, ResponseObject } from './types';
+
+export const ref = (kind: 'schemas' | 'responses' | 'parameters' | 'headers', name: string): Reference => ({
+  $ref: `#/components/${kind}/${name}`,
+});
+export const schemaRef = (name: string): JsonSchema => ref('schemas', name);
+
+/** An application/json body with an example. */
+export const json = (schema: JsonSchema, example?: unknown): Record<string, MediaType> => ({
+  'application/json': example === undefined ? { schema } : { schema, example },
+});
+
+const RATE_LIMIT_HEADERS = {
+  'RateLimit-Limit': ref('headers', 'RateLimitLimit'),
+  'RateLimit-Remaining': ref('headers', 'RateLimitRemaining'),
+  'RateLimit-Reset': ref('headers', 'RateLimitReset'),
+};
+
+/** A response; every response of the API carries the rate-limit headers (the limiter runs first). */
+export function respond(
+  description: string,
+  content?: Record<string, MediaType>,
+  extra: Pick<ResponseObject, 'headers' | 'links'> = {},
+): ResponseObject {
+  return {
+    description,
+    headers: { ...RATE_LIMIT_HEADERS, ...extra.headers },
+    ...(content ? { content } : {}),
+    ...(extra.links ? { links: extra.links } : {}),
+  };
+}
+
+/** The responses any operation can give, whatever else it documents. */
+export const COMMON_RESPONSES = {
+  '429': ref('responses', 'TooManyRequests'),
+  '500': ref('responses', 'ServerError'),
+};
+
+/** What any operation with a JSON body can answer before its validators run (body-parser). */
+export const JSON_BODY_RESPONSES = {
+  '413': ref('responses', 'PayloadTooLarge'),
+  '415': ref('responses', 'UnsupportedMediaType'),
+};
+
+export const EXAMPLE_ID = '6b03359a24f41420bf3bfc3f';
+const EXAMPLE_TIME = '2026-11-22T18:34:02.263Z';
+const EXAMPLE_JWT =
+  'eyJhbGciOiJIUzI1NiIsInR5cCI6IkpXVCJ9.eyJzdWIiOiI2YjAzMzU5YTI0ZjQxNDIwYmYzYmZjM2YifQ.c2lnbmF0dXJlLW9mLWFuLWV4YW1wbGU';
+
+export const exampleUser = {
+  _id: EXAMPLE_ID,
+  username: 'ada',
+  email: 'ada@example.com',
+  role: 'user',
+  firstName: 'Ada',
+  socialLinks: { website: 'https://ada.example.com' },
+  createdAt: EXAMPLE_TIME,
+  updatedAt: EXAMPLE_TIME,
+};
+const { email: _email, ...examplePublicUser } = exampleUser;
+export { examplePublicUser };
+export const exampleTokens = { accessToken: EXAMPLE_JWT };
+
+const objectId: JsonSchema = {
+  type: 'string',
+  pattern: '^[0-9a-fA-F]{24}$',
+  description: 'A MongoDB ObjectId: 24 hexadecimal digits',
+  example: EXAMPLE_ID,
+};
+const dateTime: JsonSchema = { type: 'string', format: 'date-time', example: EXAMPLE_TIME };
+
+const socialLinks: JsonSchema = {
+  type: 'object',
+  description: 'Links the user chose to show; absent networks are not set ({} when none)',
+  properties: Object.fromEntries(
+    SOCIAL_NETWORKS.map((network) => [network, { type: 'string', maxLength: USER_LIMITS.socialLink }]),
+  ),
+  additionalProperties: false,
+};
+
+const userProperties = {
+  _id: schemaRef('ObjectId'),
+  username: { type: 'string', minLength: 1, maxLength: USER_LIMITS.username },
+  email: { type: 'string', format: 'email', maxLength: USER_LIMITS.email },
+  role: { type: 'string', enum: [...ROLES] },
+  firstName: { type: 'string', maxLength: USER_LIMITS.name, description: 'Absent when not set' },
+  lastName: { type: 'string', maxLength: USER_LIMITS.name, description: 'Absent when not set' },
+  socialLinks: schemaRef('SocialLinks'),
+  createdAt: schemaRef('DateTime'),
+  updatedAt: schemaRef('DateTime'),
+};
+const { email: _userEmail, ...publicUserProperties } = userProperties;
+
+const page = (items: string, itemSchema: JsonSchema): JsonSchema => ({
+  type: 'object',
+  required: ['limit', 'offset', 'total', items],
+  additionalProperties: false,
+  properties: {
+    limit: { type: 'integer', minimum: 1, maximum: PAGINATION.maxLimit },
+    offset: { type: 'integer', minimum: 0 },
+    total: { type: 'integer', minimum: 0, description: 'How many exist in all, across pages' },
+    [items]: { type: 'array', maxItems: PAGINATION.maxLimit, items: itemSchema },
+  },
+});
+
+export const schemas: Record<string, JsonSchema> = {
+  ObjectId: objectId,
+  DateTime: dateTime,
+  SocialLinks: socialLinks,
+  User: {
+    type: 'object',
+    description: 'A user account as its owner and admins see it. The password is never returned.',
+    required: ['_id', 'username', 'email', 'role', 'socialLinks', 'createdAt', 'updatedAt'],
+    additionalProperties: false,
+    properties: userProperties,
+    example: exampleUser,
+  },
+  PublicUser: {
+    type: 'object',
+    description: 'A user as other, non-admin users see it (author of blogs and comments): a User without email.',
+    required: ['_id', 'username', 'role', 'socialLinks', 'createdAt', 'updatedAt'],
+    additionalProperties: false,
+    properties: publicUserProperties,
+    example: examplePublicUser,
+  },
+  UserResponse: {
+    type: 'object',
+    required: ['user'],
+    additionalProperties: false,
+    properties: { user: schemaRef('User') },
+  },
+  UserPage: page('users', schemaRef('User')),
+  AccessToken: {
+    type: 'object',
+    required: ['accessToken'],
+    additionalProperties: false,
+    properties: { accessToken: { type: 'string', description: 'JWT access token for the Authorization header' } },
+    example: exampleTokens,
+  },
+  Login: {
+    type: 'object',
+    required: ['accessToken', 'user'],
+    additionalProperties: false,
+    properties: { accessToken: { type: 'string', description: 'JWT access token' }, user: schemaRef('User') },
+    example: { ...exampleTokens, user: exampleUser },
+  },
+  Message: {
+    type: 'object',
+    required: ['message'],
+    additionalProperties: false,
+    properties: { message: { type: 'string' } },
+  },
+  Error: {
+    type: 'object',
+    required: ['code', 'message'],
+    additionalProperties: false,
+    properties: {
+      code: {
+        type: 'string',
+        enum: ['BadRequest', 'AuthenticationError', 'AuthorizationError', 'NotFound', 'MethodNotAllowed', 'ValidationError', 'ServerError'],
+      },
+      message: { type: 'string' },
+    },
+    example: { code: 'NotFound', message: 'User not found' },
+  },
+  FieldError: {
+    type: 'object',
+    required: ['type', 'value', 'msg', 'path', 'location'],
+    additionalProperties: false,
+    properties: {
+      type: { type: 'string', example: 'field' },
+      value: { type: 'string', description: 'The submitted value; JSON for non-strings; "" for secrets (passwords, tokens)' },
+      msg: { type: 'string' },
+      path: { type: 'string' },
+      location: { type: 'string', enum: ['body', 'query', 'params', 'cookies', 'headers', ''] },
+    },
+  },
+  ValidationError: {
+    type: 'object',
+    required: ['code', 'errors'],
+    additionalProperties: false,
+    properties: {
+      code: { const: 'ValidationError' },
+      errors: { type: 'object', minProperties: 1, additionalProperties: schemaRef('FieldError') },
+    },
+    example: {
+      code: 'ValidationError',
+      errors: {
+        email: { type: 'field', value: 'not-an-email', msg: 'Email must be a valid email address', path: 'email', location: 'body' },
+      },
+    },
+  },
+  RateLimited: {
+    type: 'object',
+    required: ['error'],
+    additionalProperties: false,
+    properties: { error: { type: 'string' } },
+    example: { error: 'Too many requests, please try again later.' },
+  },
+};
+
+const errorOf = (code: string, message: string) => json(schemaRef('Error'), { code, message });
+
+export const responses: Record<string, ResponseObject> = {
+  ValidationFailed: respond('Input validation failed: one entry per rejected field', json(schemaRef('ValidationError'))),
+  BadRequestOrValidation: respond('Input validation failed (ValidationError), or the JSON body is malformed (BadRequest)', {
+    'application/json': {
+      schema: { anyOf: [schemaRef('ValidationError'), schemaRef('Error')] },
+      examples: {
+        validation: { summary: 'A field was rejected', value: schemas.ValidationError.example },
+        malformed: { summary: 'The body is not JSON', value: { code: 'BadRequest', message: 'Request body is not valid JSON' } },
+      },
+    },
+  }),
+  Unauthenticated: respond(
+    'The access token (or refresh cookie) is missing, invalid or expired, or its session ended (AuthenticationError)',
+    errorOf('AuthenticationError', 'Access token is invalid or expired'),
+  ),
+  Forbidden: respond('The role lacks the right for this operation (AuthorizationError)', errorOf('AuthorizationError', 'You do not have permission to perform this action')),
+  NotFound: respond('No such resource (NotFound)', errorOf('NotFound', 'User not found')),
+  PayloadTooLarge: respond('The JSON body is larger than JSON_BODY_LIMIT (100 kB by default)', errorOf('ValidationError', 'Request body is too large')),
+  UnsupportedMediaType: respond('The body declares a charset or encoding the server cannot read', errorOf('BadRequest', 'Unsupported request body encoding')),
+  TooManyRequests: respond('Rate limit exceeded: RATE_LIMIT_MAX requests per window per client IP', json(schemaRef('RateLimited')), {
+    headers: { 'Retry-After': ref('headers', 'RetryAfter') },
+  }),
+  ServerError: respond('Unexpected failure; details go to the server log only', errorOf('ServerError', 'Internal server error')),
+};
+
+export const parameters: Record<string, ParameterObject> = {
+  Limit: {
+    name: 'limit',
+    in: 'query',
+    description: `Page size, 1 to ${PAGINATION.maxLimit}; default ${PAGINATION.defaultLimit}. Give it at most once.`,
+    schema: { type: 'integer', minimum: 1, maximum: PAGINATION.maxLimit, default: PAGINATION.defaultLimit },
+    example: 10,
+  },
+  Offset: {
+    name: 'offset',
+    in: 'query',
+    description: `How many to skip; default ${PAGINATION.defaultOffset}. Give it at most once.`,
+    schema: { type: 'integer', minimum: 0, default: PAGINATION.defaultOffset },
+    example: 0,
+  },
+  UserId: { name: 'userId', in: 'path', required: true, description: 'The user\'s _id', schema: schemaRef('ObjectId') },
+  BlogId: { name: 'blogId', in: 'path', required: true, description: 'The blog\'s _id', schema: schemaRef('ObjectId') },
+  CommentId: { name: 'commentId', in: 'path', required: true, description: 'The comment\'s _id', schema: schemaRef('ObjectId') },
+};
+
+const seconds = (description: string): HeaderObject => ({
+  description,
+  required: true,
+  schema: { type: 'integer', minimum: 0 },
+});
+
+export const headers: Record<string, HeaderObject> = {
+  RateLimitLimit: seconds('Requests allowed per window (IETF RateLimit header fields, draft 6)'),
+  RateLimitRemaining: seconds('Requests left in the current window'),
+  RateLimitReset: seconds('Seconds until the window resets'),
+  RetryAfter: seconds('Seconds to wait before the next request'),
+  SetRefreshCookie: {
+    description:
+      'refreshToken=<JWT>; Path=/api/v1/auth; HttpOnly; SameSite=Strict; Max-Age=REFRESH_TOKEN_TTL (Secure in production)',
+    required: true,
+    schema: { type: 'string', pattern: '^refreshToken=' },
+  },
+  ClearRefreshCookie: {
+    description: 'refreshToken=; Path=/api/v1/auth; Expires in the past: clears the cookie',
+    required: true,
+    schema: { type: 'string', pattern: '^refreshToken=;' },
+  },
+};
+
+export const securitySchemes = {
+  bearerAuth: {
+    type: 'http',
+    scheme: 'bearer',
+    bearerFormat: 'JWT',
+    description: 'The accessToken from register, login or refresh-token: `Authorization: Bearer <accessToken>`',
+  },
+  refreshCookie: {
+    type: 'apiKey',
+    in: 'cookie',
+    name: 'refreshToken',
+    description: 'The refresh JWT set by register and login (HttpOnly, SameSite=Strict, Path=/api/v1/auth)',
+  },
+};
+
+export const BEARER = [{ bearerAuth: [] }];

@@ -1,0 +1,71 @@
+/**
+ * The OpenAPI 3.1 document of /api/v1: the one contract, assembled from one module per resource.
+ * Served at GET /api/v1/openapi.json; tests/contract/*.test.ts keep it and the routes in step
+ * and validate every response the tests receive against it.
+ */
+import { API_VERSION } from '../controllers/v1/root.controller';
+import { authPaths } from './auth.paths';
+import { blogContract } from './blogs.paths';
+import { healthContract } from './health.paths';
+import { headers, parameters, responses, schemas, securitySchemes } from './components';
+import { rootPaths } from './root.paths';
+import { HTTP_METHODS, type ContractPart, type HttpMethod, type OpenApiDocument, type Operation, type Paths } from './types';
+import { userPaths } from './users.paths';
+
+export const API_BASE_PATH = '/api/v1';
+
+export interface DocumentedOperation {
+  /** The key in `paths`, relative to its server URL. */
+  template: string;
+  /** The path as the app serves it: the server URL (the path's own or /api/v1) and the template. */
+  fullPath: string;
+  method: HttpMethod;
+  operation: Operation;
+}
+
+/** Every operation of the document, each with the path the app really serves it on. */
+export function operationsOf(paths: Paths): DocumentedOperation[] {
+  return Object.entries(paths).flatMap(([template, item]) => {
+    const base = (item.servers?.[0]?.url ?? API_BASE_PATH).replace(/\/$/, '');
+    return HTTP_METHODS.filter((method) => item[method]).map((method) => ({
+      template,
+      fullPath: `${base}${template}`,
+      method,
+      operation: item[method] as Operation,
+    }));
+  });
+}
+
+/** The parts served today; each is one resource's paths, schemas and tag. */
+const parts: ContractPart[] = [
+  { paths: rootPaths, tags: [{ name: 'Root', description: 'Status and this reference' }] },
+  { paths: authPaths, tags: [{ name: 'Auth', description: 'Accounts, sign-in and tokens' }] },
+  { paths: userPaths, tags: [{ name: 'Users', description: 'Profiles and account administration' }] },
+  blogContract,
+  healthContract,
+];
+
+export function buildOpenApiDocument(): OpenApiDocument {
+  return {
+    openapi: '3.1.0',
+    jsonSchemaDialect: 'https://spec.openapis.org/oas/3.1/dialect/base',
+    info: {
+      title: 'Blog API',
+      version: API_VERSION,
+      description:
+        'Users, blog posts, comments and likes over JSON. Access tokens go in `Authorization: Bearer`; the refresh ' +
+        'token travels only in the `refreshToken` cookie (Path=/api/v1/auth). Every response carries the ' +
+        'RateLimit-* headers; any operation may answer 429 `{error}` and 500 `{code: "ServerError", message}`.',
+    },
+    servers: [{ url: API_BASE_PATH, description: 'This server' }],
+    tags: parts.flatMap((part) => part.tags),
+    paths: Object.assign({}, ...parts.map((part) => part.paths)) as Paths,
+    components: {
+      schemas: Object.assign({ ...schemas }, ...parts.map((part) => part.schemas ?? {})),
+      responses,
+      parameters,
+      headers,
+      securitySchemes,
+    },
+  };
+}
