@@ -102,7 +102,7 @@ export function createApp({
       openApiDocument,
     }),
   );
-  app.use(API_BASE_PATH, methodNotAllowed(openApiDocument.paths));
+  app.use(methodNotAllowed(openApiDocument.paths));
   app.use(notFoundHandler);
   app.use(errorHandler(logger));
   return app;

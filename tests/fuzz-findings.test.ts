@@ -2,7 +2,10 @@
  * Regression tests for what the schemathesis run (tools/fuzz) found: each case here was a response
  * that contradicted the OpenAPI document before its fix.
  */
+import Ajv2020 from 'ajv/dist/2020';
 import request from 'supertest';
+import { buildOpenApiDocument } from '../src/openapi/document';
+import { createBlog } from './helpers/blogs';
 import { bearer, registerUser } from './helpers/users';
 import { createTestContext, type TestContext } from './helpers/test-app';
 
@@ -33,5 +36,33 @@ describe('JSON bodies that are not objects', () => {
     const signedIn = await registerUser(ctx.app);
     const response = await api().put('/api/v1/users/current').set(bearer(signedIn));
     expect(response.status).toBe(200);
+  });
+});
+
+describe('blank text fields', () => {
+  // schemathesis sent {"content": "\t"} to POST /comments/blog/{blogId}: the server trims and refuses it
+  // (400), while the document allowed it (minLength 1 only). The document now says "not blank" too.
+  const document = buildOpenApiDocument();
+  const ajv = new Ajv2020({ strict: false });
+  const bodySchema = (path: string, method: 'post' | 'put', mediaType: string) =>
+    (document.paths[path]![method]!.requestBody!.content[mediaType] as { schema: { properties: Record<string, object> } }).schema.properties;
+
+  it.each([
+    ['comment content', bodySchema('/comments/blog/{blogId}', 'post', 'application/json').content],
+    ['blog title', bodySchema('/blogs/', 'post', 'multipart/form-data').title],
+    ['blog content', bodySchema('/blogs/', 'post', 'multipart/form-data').content],
+    ['blog title on update', bodySchema('/blogs/{blogId}', 'put', 'multipart/form-data').title],
+  ])('are invalid in the document: %s', (_label, schema) => {
+    const valid = ajv.compile(schema);
+    expect(['\t', '   ', '\n'].map((text) => valid(text))).toEqual([false, false, false]);
+    expect(valid(' x ')).toBe(true);
+  });
+
+  it('are refused by the server on POST /comments/blog/{blogId}', async () => {
+    const admin = await registerUser(ctx.app, { email: 'admin@example.com', role: 'admin' });
+    const blog = await createBlog(ctx.app, admin, { status: 'published' });
+    const response = await api().post(`/api/v1/comments/blog/${blog._id}`).set(bearer(admin)).send({ content: '\t' });
+    expect(response.status).toBe(400);
+    expect(response.body.errors.content).toMatchObject({ path: 'content', location: 'body' });
   });
 });

@@ -5,14 +5,15 @@
  */
 import type { NextFunction, Request, Response } from 'express';
 import { MethodNotAllowed } from '../errors/http-errors';
-import { HTTP_METHODS, type Paths } from '../openapi/types';
+import { operationsOf } from '../openapi/document';
+import type { Paths } from '../openapi/types';
 
 interface KnownPath {
   pattern: RegExp;
   allow: string[];
 }
 
-/** `/users/{userId}` → /^\/users\/[^/]+\/?$/ ; a trailing slash is optional, as in Express. */
+/** `/api/v1/users/{userId}` → /^\/api\/v1\/users\/[^/]+\/?$/ ; a trailing slash is optional, as in Express. */
 function templateToPattern(template: string): RegExp {
   const escaped = template
     .replace(/\/$/, '')
@@ -22,18 +23,21 @@ function templateToPattern(template: string): RegExp {
   return new RegExp(`^${escaped}/?$`);
 }
 
+/** Mounted at the app's root, after every router: paths are matched as served, /api/v1 or not. */
 export function methodNotAllowed(paths: Paths) {
-  // Mounted at /api/v1: paths documented at the app's root (their own `servers`) are not its concern.
-  const known: KnownPath[] = Object.entries(paths).filter(([, item]) => !item.servers).map(([template, item]) => {
-    const methods = HTTP_METHODS.filter((method) => item[method]).map((method) => method.toUpperCase());
-    if (methods.includes('GET')) methods.push('HEAD');
-    return { pattern: templateToPattern(template), allow: methods };
-  });
+  const methodsByPath = new Map<string, string[]>();
+  for (const { fullPath, method } of operationsOf(paths)) {
+    const methods = methodsByPath.get(fullPath) ?? [];
+    methods.push(method.toUpperCase());
+    if (method === 'get') methods.push('HEAD');
+    methodsByPath.set(fullPath, methods);
+  }
+  const known: KnownPath[] = [...methodsByPath].map(([fullPath, allow]) => ({ pattern: templateToPattern(fullPath), allow }));
   return (req: Request, res: Response, next: NextFunction) => {
     // Several templates may match one path (GET /blogs/{slug}, PUT /blogs/{blogId}): allow them all.
     const matches = known.filter(({ pattern }) => pattern.test(req.path));
     if (matches.length === 0) return next();
     res.set('Allow', [...new Set(matches.flatMap(({ allow }) => allow))].join(', '));
-    throw new MethodNotAllowed(`Method ${req.method} is not allowed on ${req.baseUrl}${req.path}`);
+    throw new MethodNotAllowed(`Method ${req.method} is not allowed on ${req.path}`);
   };
 }

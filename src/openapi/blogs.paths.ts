@@ -135,8 +135,16 @@ const bannerImage = {
   contentMediaType: 'application/octet-stream',
   description: `PNG, JPEG or WebP, at most ${LIMITS.bannerBytes / (1024 * 1024)} MB`,
 };
-const title = { type: 'string', minLength: 1, maxLength: LIMITS.title };
-const content = { type: 'string', minLength: 1, maxLength: LIMITS.content, description: 'HTML; sanitised before it is stored' };
+/** Text fields are trimmed before their bounds are checked: blank input is refused. */
+const NOT_BLANK = '\\S';
+const title = { type: 'string', minLength: 1, maxLength: LIMITS.title, pattern: NOT_BLANK };
+const content = {
+  type: 'string',
+  minLength: 1,
+  maxLength: LIMITS.content,
+  pattern: NOT_BLANK,
+  description: 'HTML; sanitised before it is stored, and refused when nothing is left (only a script, say)',
+};
 const multipart = (schema: JsonSchema) => ({
   'multipart/form-data': { schema, encoding: { banner_image: { contentType: 'image/png, image/jpeg, image/webp' } } },
 });
@@ -320,7 +328,7 @@ export const commentPaths: Paths = {
           {
             type: 'object',
             required: ['content'],
-            properties: { content: { type: 'string', minLength: 1, maxLength: LIMITS.comment, description: 'Trimmed' } },
+            properties: { content: { type: 'string', minLength: 1, maxLength: LIMITS.comment, pattern: NOT_BLANK, description: 'Plain text, trimmed' } },
           },
           { content: 'Nice post!' },
         ),

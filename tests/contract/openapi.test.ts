@@ -167,6 +167,13 @@ describe('a known path asked with an unknown method', () => {
     expect(register.headers.allow).toBe('POST');
   });
 
+  it('answers 405 on the probes at the root too', async () => {
+    const response = await request(ctx.app).post('/healthz');
+    expect(response.status).toBe(405);
+    expect(response.headers.allow).toBe('GET, HEAD');
+    expect(response.body).toEqual({ code: 'MethodNotAllowed', message: 'Method POST is not allowed on /healthz' });
+  });
+
   it('still answers 404 for paths that do not exist', async () => {
     expect((await request(ctx.app).delete('/api/v1/auth/unknown')).status).toBe(404);
   });
