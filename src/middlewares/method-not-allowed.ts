@@ -5,22 +5,12 @@
  */
 import type { NextFunction, Request, Response } from 'express';
 import { MethodNotAllowed } from '../errors/http-errors';
-import { operationsOf } from '../openapi/document';
+import { operationsOf, pathPattern } from '../openapi/document';
 import type { Paths } from '../openapi/types';
 
 interface KnownPath {
   pattern: RegExp;
   allow: string[];
-}
-
-/** `/api/v1/users/{userId}` → /^\/api\/v1\/users\/[^/]+\/?$/ ; a trailing slash is optional, as in Express. */
-function templateToPattern(template: string): RegExp {
-  const escaped = template
-    .replace(/\/$/, '')
-    .split(/\{[^}]+\}/)
-    .map((part) => part.replace(/[.*+?^${}()|[\]\\]/g, '\\$&'))
-    .join('[^/]+');
-  return new RegExp(`^${escaped}/?$`);
 }
 
 /** Mounted at the app's root, after every router: paths are matched as served, /api/v1 or not. */
@@ -32,7 +22,7 @@ export function methodNotAllowed(paths: Paths) {
     if (method === 'get') methods.push('HEAD');
     methodsByPath.set(fullPath, methods);
   }
-  const known: KnownPath[] = [...methodsByPath].map(([fullPath, allow]) => ({ pattern: templateToPattern(fullPath), allow }));
+  const known: KnownPath[] = [...methodsByPath].map(([fullPath, allow]) => ({ pattern: pathPattern(fullPath), allow }));
   return (req: Request, res: Response, next: NextFunction) => {
     // Several templates may match one path (GET /blogs/{slug}, PUT /blogs/{blogId}): allow them all.
     const matches = known.filter(({ pattern }) => pattern.test(req.path));

@@ -6,6 +6,7 @@ import {
   JSON_BODY_RESPONSES,
   examplePublicUser,
   json,
+  page,
   ref,
   respond,
   schemaRef,
@@ -88,17 +89,7 @@ export const blogSchemas: Record<string, JsonSchema> = {
     example: exampleBlog,
   },
   BlogResponse: { type: 'object', required: ['blog'], additionalProperties: false, properties: { blog: schemaRef('Blog') } },
-  BlogPage: {
-    type: 'object',
-    required: ['limit', 'offset', 'total', 'blogs'],
-    additionalProperties: false,
-    properties: {
-      limit: { type: 'integer', minimum: 1, maximum: 50 },
-      offset: { type: 'integer', minimum: 0 },
-      total: count,
-      blogs: { type: 'array', maxItems: 50, items: schemaRef('Blog') },
-    },
-  },
+  BlogPage: page('blogs', schemaRef('Blog')),
   Comment: {
     type: 'object',
     required: ['_id', 'blog', 'author', 'content', 'createdAt', 'updatedAt'],
@@ -114,17 +105,7 @@ export const blogSchemas: Record<string, JsonSchema> = {
     example: exampleComment,
   },
   CommentResponse: { type: 'object', required: ['comment'], additionalProperties: false, properties: { comment: schemaRef('Comment') } },
-  CommentPage: {
-    type: 'object',
-    required: ['limit', 'offset', 'total', 'comments'],
-    additionalProperties: false,
-    properties: {
-      limit: { type: 'integer', minimum: 1, maximum: 50 },
-      offset: { type: 'integer', minimum: 0 },
-      total: count,
-      comments: { type: 'array', maxItems: 50, items: schemaRef('Comment') },
-    },
-  },
+  CommentPage: page('comments', schemaRef('Comment')),
   LikesCount: { type: 'object', required: ['likesCount'], additionalProperties: false, properties: { likesCount: count } },
 };
 

@@ -98,7 +98,8 @@ const userProperties = {
 };
 const { email: _userEmail, ...publicUserProperties } = userProperties;
 
-const page = (items: string, itemSchema: JsonSchema): JsonSchema => ({
+/** A paginated wrapper: `{limit, offset, total, <items>: [...]}`. */
+export const page = (items: string, itemSchema: JsonSchema): JsonSchema => ({
   type: 'object',
   required: ['limit', 'offset', 'total', items],
   additionalProperties: false,

@@ -23,6 +23,16 @@ export interface DocumentedOperation {
   operation: Operation;
 }
 
+/** `/api/v1/users/{userId}` → /^\/api\/v1\/users\/[^/]+\/?$/ ; a trailing slash is optional, as in Express. */
+export function pathPattern(template: string): RegExp {
+  const escaped = template
+    .replace(/\/$/, '')
+    .split(/\{[^}]+\}/)
+    .map((part) => part.replace(/[.*+?^${}()|[\]\\]/g, '\\$&'))
+    .join('[^/]+');
+  return new RegExp(`^${escaped}/?$`);
+}
+
 /** Every operation of the document, each with the path the app really serves it on. */
 export function operationsOf(paths: Paths): DocumentedOperation[] {
   return Object.entries(paths).flatMap(([template, item]) => {

@@ -12,7 +12,7 @@ import Ajv2020 from 'ajv/dist/2020';
 import addFormats from 'ajv-formats';
 import type { ValidateFunction } from 'ajv';
 import type { Express } from 'express';
-import { API_BASE_PATH, buildOpenApiDocument, operationsOf } from '../../src/openapi/document';
+import { API_BASE_PATH, buildOpenApiDocument, operationsOf, pathPattern } from '../../src/openapi/document';
 import type { HeaderObject, OpenApiDocument, Operation, Reference, ResponseObject } from '../../src/openapi/types';
 
 export interface ObservedResponse {
@@ -50,7 +50,7 @@ export class ContractChecker {
     const fullPaths = new Map(operationsOf(document.paths).map(({ template, fullPath }) => [template, fullPath]));
     this.templates = [...fullPaths]
       .sort(([a], [b]) => (a.match(/\{/g) ?? []).length - (b.match(/\{/g) ?? []).length)
-      .map(([template, fullPath]) => ({ template, pattern: templatePattern(fullPath) }));
+      .map(([template, fullPath]) => ({ template, pattern: pathPattern(fullPath) }));
   }
 
   private validator(jsonPointer: string): ValidateFunction {
@@ -153,15 +153,6 @@ export class ContractChecker {
     const error = this.validate(pointer(...responsePointer, 'content', contentType, 'schema'), value);
     return error ? [`body does not match the schema: ${error}`] : [];
   }
-}
-
-function templatePattern(template: string): RegExp {
-  const source = template
-    .replace(/\/$/, '')
-    .split(/\{[^}]+\}/)
-    .map((part) => part.replace(/[.*+?^${}()|[\]\\]/g, '\\$&'))
-    .join('[^/]+');
-  return new RegExp(`^${source}/?$`);
 }
 
 function parseJson(body: Buffer): unknown {
