@@ -15,7 +15,7 @@ import { authenticate } from './middlewares/authenticate';
 import { errorHandler, notFoundHandler } from './middlewares/error-handler';
 import { methodNotAllowed } from './middlewares/method-not-allowed';
 import { createRateLimiter } from './middlewares/rate-limit';
-import { requestLogger } from './middlewares/request-logger';
+import { REQUEST_ID_HEADER, requestLogger } from './middlewares/request-logger';
 import { HEALTH_PATHS, healthRoutes } from './routes/health.routes';
 import { API_BASE_PATH, buildOpenApiDocument } from './openapi/document';
 import { v1Routes } from './routes/v1';
@@ -63,7 +63,8 @@ export function createApp({
     cors({
       origin: config.corsOrigins.length > 0 ? [...config.corsOrigins] : false,
       credentials: true,
-      exposedHeaders: ['RateLimit-Limit', 'RateLimit-Remaining', 'RateLimit-Reset', 'Retry-After'],
+      // what a SPA may read: its rate-limit budget, and the request id to quote when reporting a problem
+      exposedHeaders: ['RateLimit-Limit', 'RateLimit-Remaining', 'RateLimit-Reset', 'Retry-After', REQUEST_ID_HEADER],
     }),
   );
   // Banners stored on local disk are static files, not API calls: outside the rate limit (a page of blogs

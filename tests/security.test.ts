@@ -120,6 +120,8 @@ describe('HTTP hardening', () => {
     const response = await api().get('/api/v1/').set('Origin', 'https://spa.example.com');
     expect(response.headers['access-control-allow-origin']).toBe('https://spa.example.com');
     expect(response.headers['access-control-allow-credentials']).toBe('true');
+    // the SPA may read its rate-limit budget and the request id
+    expect(response.headers['access-control-expose-headers']).toBe('RateLimit-Limit,RateLimit-Remaining,RateLimit-Reset,Retry-After,X-Request-Id');
   });
 
   it('answers a preflight from a configured origin', async () => {
