@@ -12,6 +12,7 @@ import { connectDatabase, disconnectDatabase } from './lib/database';
 import { startLocalDatabase, type LocalDatabase } from './lib/local-database';
 import { createLogger, type Logger } from './lib/logger';
 import { closeRedis, createRedisRateLimitStore, openRedis, pingRedis, type RedisClient } from './lib/redis';
+import { settleWithin } from './lib/timeout';
 import { createBannerStorage } from './services/storage';
 
 async function main(): Promise<void> {
@@ -104,19 +105,14 @@ async function main(): Promise<void> {
 async function drainServer(server: Server, graceMs: number, logger: Logger): Promise<void> {
   const closed = new Promise<void>((resolve) => server.close(() => resolve()));
   const idleSweep = setInterval(() => server.closeIdleConnections(), 100);
-  let graceTimer: NodeJS.Timeout | undefined;
-  const graceOver = new Promise<'grace over'>((resolve) => {
-    graceTimer = setTimeout(() => resolve('grace over'), graceMs);
-  });
   try {
-    if ((await Promise.race([closed, graceOver])) === 'grace over') {
+    if ((await settleWithin(closed, graceMs, 'grace over' as const)) === 'grace over') {
       logger.warn(`requests still in flight after ${graceMs} ms: closing their connections`);
       server.closeAllConnections();
       await closed;
     }
   } finally {
     clearInterval(idleSweep);
-    clearTimeout(graceTimer);
   }
 }
 

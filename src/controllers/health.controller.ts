@@ -6,6 +6,7 @@
  *            and shutdown has not begun (once it has, 503 tells load balancers to send traffic elsewhere).
  */
 import type { Request, Response } from 'express';
+import { settleWithin } from '../lib/timeout';
 
 /** Answers whether one dependency responds; it may also throw or hang, which counts as down. */
 export type ReadinessCheck = () => Promise<boolean>;
@@ -22,16 +23,10 @@ type CheckState = 'up' | 'down';
 
 export function createHealthController({ readinessChecks, isShuttingDown, checkTimeoutMs }: HealthControllerDeps) {
   async function runCheck(check: ReadinessCheck): Promise<CheckState> {
-    let timer: NodeJS.Timeout | undefined;
-    const timedOut = new Promise<false>((resolve) => {
-      timer = setTimeout(() => resolve(false), checkTimeoutMs);
-    });
     try {
-      return (await Promise.race([check(), timedOut])) ? 'up' : 'down';
+      return (await settleWithin(check(), checkTimeoutMs, false)) ? 'up' : 'down';
     } catch {
       return 'down';
-    } finally {
-      clearTimeout(timer);
     }
   }
 

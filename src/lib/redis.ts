@@ -7,6 +7,7 @@
 import { RedisStore, type RedisReply } from 'rate-limit-redis';
 import { createClient } from 'redis';
 import type { Logger } from './logger';
+import { settleWithin } from './timeout';
 
 export type RedisClient = ReturnType<typeof createRedisClient>;
 
@@ -54,12 +55,7 @@ export async function openRedis({ url, logger, readyTimeoutMs = 5000 }: OpenRedi
     () => true,
     () => false, // rejected only when the client is closed while still trying
   );
-  let timer: NodeJS.Timeout | undefined;
-  const gaveUp = new Promise<false>((resolve) => {
-    timer = setTimeout(() => resolve(false), readyTimeoutMs);
-  });
-  const ready = await Promise.race([firstConnection, gaveUp]);
-  clearTimeout(timer);
+  const ready = await settleWithin(firstConnection, readyTimeoutMs, false);
   if (!ready) logger.warn('redis: not reachable at start; rate limiting fails open and the client keeps trying');
   return client;
 }

@@ -16,13 +16,15 @@ import type { RouteDeps } from './index';
 export function blogRoutes(deps: RouteDeps): Router {
   const blogs = createBlogController(deps);
   const limits = deps.config.blogs;
+  // one multipart parser for both forms
+  const upload = uploadBanner(limits);
   const router = Router();
   router.use(deps.authenticate);
   router.get('/', listBlogsValidators, validate, blogs.listBlogs);
-  router.post('/', authorize('blogs:manage'), uploadBanner(limits), createBlogValidators(limits), validate, blogs.createBlog);
+  router.post('/', authorize('blogs:manage'), upload, createBlogValidators(limits), validate, blogs.createBlog);
   router.get('/user/:userId', listBlogsOfUserValidators, validate, blogs.listBlogsOfUser);
   router.get('/:slug', blogSlugValidators, validate, blogs.getBlog);
-  router.put('/:blogId', authorize('blogs:manage'), uploadBanner(limits), updateBlogValidators(limits), validate, blogs.updateBlog);
+  router.put('/:blogId', authorize('blogs:manage'), upload, updateBlogValidators(limits), validate, blogs.updateBlog);
   router.delete('/:blogId', authorize('blogs:manage'), blogIdValidators, validate, blogs.deleteBlog);
   return router;
 }
