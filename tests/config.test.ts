@@ -64,6 +64,12 @@ describe('loadConfig', () => {
     expect(() => loadConfig({ ...production, [name]: value })).toThrow(new RegExp(`^${name}: `));
   });
 
+  it('allows a bcrypt cost below 10 only under NODE_ENV=test', () => {
+    expect(loadConfig({ NODE_ENV: 'test', BCRYPT_COST: '4' }).config.bcryptCost).toBe(4);
+    expect(() => loadConfig({ NODE_ENV: 'development', BCRYPT_COST: '4' })).toThrow(/^BCRYPT_COST: .*NODE_ENV=test/);
+    expect(() => loadConfig({ NODE_ENV: 'test', BCRYPT_COST: '3' })).toThrow(/^BCRYPT_COST: /);
+  });
+
   it('lower-cases the admin whitelist and trims list entries', () => {
     const { config } = loadConfig({ ...production, ADMIN_EMAILS: ' Boss@Example.com , second@example.com,' });
     expect([...config.adminEmails]).toEqual(['boss@example.com', 'second@example.com']);

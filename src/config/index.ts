@@ -43,7 +43,7 @@ const environmentSchema = z.object({
   ACCESS_TOKEN_TTL: duration('15m'),
   REFRESH_TOKEN_TTL: duration('7d'),
   ADMIN_EMAILS: list,
-  BCRYPT_COST: integer(12, 10, 15),
+  BCRYPT_COST: integer(12, 4, 15),
   RATE_LIMIT_MAX: integer(60, 1),
   RATE_LIMIT_WINDOW_MS: integer(60_000, 1000),
   CORS_ORIGINS: list,
@@ -127,6 +127,7 @@ function parseTrustProxy(value: string | undefined): TrustProxy {
 }
 
 const MIN_SECRET_LENGTH = 32;
+const MIN_BCRYPT_COST = 10;
 
 function resolveSecret(name: string, value: string | undefined, isProduction: boolean, warnings: string[]): string {
   if (value !== undefined) {
@@ -169,6 +170,10 @@ export function loadConfig(environment: NodeJS.ProcessEnv = process.env): Loaded
   const isProduction = env.NODE_ENV === 'production';
   const warnings: string[] = [];
 
+  // Costs below 10 are fast enough to guess offline; only the test suite may ask for them.
+  if (env.BCRYPT_COST < MIN_BCRYPT_COST && env.NODE_ENV !== 'test') {
+    throw new ConfigError(`BCRYPT_COST: must be at least ${MIN_BCRYPT_COST} (lower costs are allowed only when NODE_ENV=test)`);
+  }
   if (isProduction && !env.MONGODB_URI) throw new ConfigError('MONGODB_URI is required when NODE_ENV=production');
   const accessSecret = resolveSecret('JWT_ACCESS_SECRET', env.JWT_ACCESS_SECRET, isProduction, warnings);
   const refreshSecret = resolveSecret('JWT_REFRESH_SECRET', env.JWT_REFRESH_SECRET, isProduction, warnings);

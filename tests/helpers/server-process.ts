@@ -52,7 +52,7 @@ export async function startServerProcess(env: Record<string, string>): Promise<S
       NODE_ENV: 'test',
       LOG_LEVEL: 'info',
       PORT: '0',
-      BCRYPT_COST: '10',
+      BCRYPT_COST: '4',
       ...env,
     },
     stdio: ['ignore', 'pipe', 'pipe'],

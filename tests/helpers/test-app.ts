@@ -33,7 +33,7 @@ export function testEnvironment(overrides: Record<string, string> = {}): NodeJS.
     NODE_ENV: 'test',
     JWT_ACCESS_SECRET: randomBytes(32).toString('hex'),
     JWT_REFRESH_SECRET: randomBytes(32).toString('hex'),
-    BCRYPT_COST: '10',
+    BCRYPT_COST: '4',
     RATE_LIMIT_MAX: '100000',
     ADMIN_EMAILS: 'admin@example.com,Chief@Example.com',
     ...overrides,
