@@ -1,6 +1,6 @@
 /**
  * No Docker engine runs where the tests run, so the deployment files are checked as text: the
- * compose file parses and wires the services, variables, volumes and health checks the README
+ * compose file parses and wires the services, variables, volumes and health checks docs/operations.md
  * describes; the Dockerfile has the intended stages, user, health check and no baked-in secrets.
  */
 import { readFileSync } from 'node:fs';

@@ -13,7 +13,7 @@ if (!REDIS_INSTALLED && process.env.CI) {
   throw new Error('redis-server is not on the PATH: .ci/run installs it with apt-get (package redis-server)');
 }
 // Skipped rather than failed on a developer machine without Redis, so that `npm test` still runs
-// everything else there; CI installs Redis and fails above when it is missing. README, "Operations",
+// everything else there; CI installs Redis and fails above when it is missing. docs/operations.md,
 // says how to install it (apt-get install redis-server).
 const describeWithRedis = REDIS_INSTALLED ? describe : describe.skip;
 

@@ -56,7 +56,7 @@ export const authPaths: Paths = {
         operationId: 'register',
         summary: 'Create an account and sign in',
         description:
-          'The username is derived from the email (see the README). Registering as `admin` needs an email listed in ADMIN_EMAILS.',
+          'The username is derived from the email (see docs/decisions.md). Registering as `admin` needs an email listed in ADMIN_EMAILS.',
         security: [],
         responses: {
           '201': respond('Signed up; the refresh token is in the cookie', json(schemaRef('Login'), { ...exampleTokens, user: exampleUser }), {

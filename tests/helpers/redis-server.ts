@@ -1,7 +1,7 @@
 /**
  * Starts Debian's redis-server for a test on a free loopback port, in memory only (no RDB, no AOF),
  * and stops it. `.ci/run` installs redis-server; on a developer machine without it, the tests that
- * need it are skipped (README, "Operations").
+ * need it are skipped (docs/operations.md).
  */
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { createServer } from 'node:net';
