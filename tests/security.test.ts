@@ -143,7 +143,7 @@ describe('HTTP hardening', () => {
 describe('in production', () => {
   it('marks the refresh cookie Secure', async () => {
     // MONGODB_URI is only checked for presence here; the app uses this file's database connection.
-    const production = ctx.buildApp({ NODE_ENV: 'production', MONGODB_URI: 'mongodb://unused.invalid/', LOG_LEVEL: 'silent' });
+    const production = ctx.buildApp({ NODE_ENV: 'production', BCRYPT_COST: '10', MONGODB_URI: 'mongodb://unused.invalid/', LOG_LEVEL: 'silent' });
     const response = await request(production.app)
       .post('/api/v1/auth/register')
       .send({ email: 'prod.user@example.com', password: 'password123' });
