@@ -1531,7 +1531,7 @@ export interface operations {
                      * Format: binary
                      * @description PNG, JPEG or WebP, at most 2 MB
                      */
-                    banner_image: string;
+                    banner_image: Blob;
                 };
             };
         };
@@ -1819,7 +1819,7 @@ export interface operations {
                      * Format: binary
                      * @description PNG, JPEG or WebP, at most 2 MB
                      */
-                    banner_image?: string;
+                    banner_image?: Blob;
                     /**
                      * @description Derive the slug again from the (new) title
                      * @enum {string}

@@ -14,6 +14,7 @@
 import { readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import openapiTS, { astToString } from 'openapi-typescript';
+import ts from 'typescript';
 import { buildOpenApiDocument } from '../../src/openapi/document';
 
 export const SCHEMA_FILE = path.resolve(__dirname, '..', '..', 'clients', 'typescript', 'schema.d.ts');
@@ -25,10 +26,15 @@ const HEADER = `/**
 
 `;
 
+/** A file field (`format: binary`, the blog banner) is a Blob or File in the browser, not a string. */
+const BLOB = ts.factory.createTypeReferenceNode(ts.factory.createIdentifier('Blob'));
+
 /** The text schema.d.ts must have for the document the code builds today. */
 export async function generateSchemaTypes(): Promise<string> {
   // openapi-typescript takes the document as an object; its own types are looser than ours.
-  const ast = await openapiTS(buildOpenApiDocument() as unknown as Parameters<typeof openapiTS>[0]);
+  const ast = await openapiTS(buildOpenApiDocument() as unknown as Parameters<typeof openapiTS>[0], {
+    transform: (schemaObject) => ('format' in schemaObject && schemaObject.format === 'binary' ? BLOB : undefined),
+  });
   return HEADER + astToString(ast);
 }
 
