@@ -21,7 +21,9 @@ const api = createBlogApiClient({ baseUrl: API_BASE_URL, fetch: fetchAndList });
 function show(state, text, error) {
   $('#status').dataset.state = state;
   $('#status').textContent = text;
-  $('#error').textContent = error ? `${error.code ?? 'Error'}: ${error.message ?? error.error ?? JSON.stringify(error.errors)}` : '';
+  // The API's error bodies: {code, message}, {code: 'ValidationError', errors: {field: {msg}}}, 429's {error}.
+  const detail = error && (error.message ?? error.error ?? Object.values(error.errors ?? {}).map((field) => field.msg).join('; '));
+  $('#error').textContent = error ? `${error.code ?? 'Error'}: ${detail}` : '';
 }
 
 // On load there is no access token in memory: this asks for the current user, and the client
