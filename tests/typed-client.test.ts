@@ -1,0 +1,171 @@
+/**
+ * The typed client for SPA developers (clients/typescript/): its generated types are those of today's
+ * OpenAPI document (drift check), and the client works against the real app over real HTTP: sign-up,
+ * the blog list, a refresh through the cookie on 401 with one retry, logout.
+ * Node's fetch has no cookie jar, so the test hands the client a fetch with one, as a browser has.
+ */
+import { execFile } from 'node:child_process';
+import { readFileSync } from 'node:fs';
+import type { Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import path from 'node:path';
+import { promisify } from 'node:util';
+import { createBlogApiClient, formDataBody, type BlogApiClient } from '../clients/typescript';
+import { createBlog } from './helpers/blogs';
+import { makeImage } from './helpers/images';
+import { createTestContext, type TestContext } from './helpers/test-app';
+import { registerAdmin, uniqueEmail } from './helpers/users';
+
+const PROJECT_ROOT = path.resolve(__dirname, '..');
+const SCHEMA_FILE = path.join(PROJECT_ROOT, 'clients', 'typescript', 'schema.d.ts');
+
+/** What `npm run client:generate` would write now (a child process: see tools/typed-client/generate.ts). */
+async function generateSchemaTypes(): Promise<string> {
+  const { stdout } = await promisify(execFile)(
+    process.execPath,
+    ['--require', 'tsx/cjs', path.join('tools', 'typed-client', 'generate.ts'), '--stdout'],
+    { cwd: PROJECT_ROOT, timeout: 60_000, maxBuffer: 16 * 1024 * 1024 },
+  );
+  return stdout;
+}
+
+describe('typed client types (clients/typescript/schema.d.ts)', () => {
+  it('are what openapi-typescript generates from the document today (else: npm run client:generate)', async () => {
+    const committed = readFileSync(SCHEMA_FILE, 'utf8');
+    const fresh = await generateSchemaTypes();
+    // toBe would print two 90 KB strings; name the first differing line instead.
+    if (committed !== fresh) {
+      const committedLines = committed.split('\n');
+      const freshLines = fresh.split('\n');
+      const line = freshLines.findIndex((text, index) => text !== committedLines[index]);
+      throw new Error(
+        `clients/typescript/schema.d.ts is out of date: run npm run client:generate (first difference at line ${line + 1}: ` +
+          `committed ${JSON.stringify(committedLines[line])}, generated ${JSON.stringify(freshLines[line])})`,
+      );
+    }
+    expect(fresh).toContain('"/auth/refresh-token"');
+  }, 90_000); // a child process (tsx) on a loaded machine: generous, and a deadline all the same
+});
+
+/** A fetch that keeps cookies per name, as a browser does for one site (paths and expiry aside). */
+function fetchWithCookieJar(jar: Map<string, string>, calls: string[]) {
+  return async (request: Request): Promise<Response> => {
+    if (jar.size > 0) {
+      request.headers.set('Cookie', [...jar].map(([name, value]) => `${name}=${value}`).join('; '));
+    }
+    const response = await fetch(request);
+    for (const setCookie of response.headers.getSetCookie()) {
+      const [pair, ...attributes] = setCookie.split(';');
+      const [name, value] = [pair.slice(0, pair.indexOf('=')), pair.slice(pair.indexOf('=') + 1)];
+      const expired = attributes.some((attribute) => /^\s*expires=/i.test(attribute) && Date.parse(attribute.split('=')[1]) < Date.now());
+      if (expired || value === '') jar.delete(name);
+      else jar.set(name, value);
+    }
+    calls.push(`${request.method} ${new URL(request.url).pathname} ${response.status}`);
+    return response;
+  };
+}
+
+describe('typed client against the real app', () => {
+  let ctx: TestContext;
+  let server: Server;
+  let baseUrl: string;
+  let publishedTitle: string;
+
+  beforeAll(async () => {
+    ctx = await createTestContext();
+    const admin = await registerAdmin(ctx.app);
+    publishedTitle = `A published post ${process.pid}`;
+    await createBlog(ctx.app, admin, { title: publishedTitle, status: 'published' });
+    await createBlog(ctx.app, admin, { title: `A draft ${process.pid}`, status: 'draft' });
+    server = ctx.app.listen(0, '127.0.0.1');
+    await new Promise<void>((resolve) => server.once('listening', resolve));
+    baseUrl = `http://127.0.0.1:${(server.address() as AddressInfo).port}/api/v1`;
+  });
+
+  afterAll(async () => {
+    await new Promise<void>((resolve) => server.close(() => resolve()));
+    await ctx.close();
+  });
+
+  function newClient(): { api: BlogApiClient; jar: Map<string, string>; calls: string[] } {
+    const jar = new Map<string, string>();
+    const calls: string[] = [];
+    return { api: createBlogApiClient({ baseUrl, fetch: fetchWithCookieJar(jar, calls) }), jar, calls };
+  }
+
+  it('signs up, reads the blog list, refreshes through the cookie on 401, retries once, and logs out', async () => {
+    const { api, jar, calls } = newClient();
+    const email = uniqueEmail('client');
+
+    const registered = await api.POST('/auth/register', { body: { email, password: 'password123' } });
+    expect(registered.response.status).toBe(201);
+    expect(registered.data?.user.email).toBe(email);
+    expect(api.accessToken).toBe(registered.data?.accessToken);
+    expect(jar.has('refreshToken')).toBe(true);
+
+    const list = await api.GET('/blogs/', { params: { query: { limit: 10 } } });
+    expect(list.response.status).toBe(200);
+    expect(list.data?.blogs.map((blog) => blog.title)).toEqual([publishedTitle]);
+
+    // A page reload loses the in-memory access token; the cookie still proves the session.
+    api.forgetAccessToken();
+    calls.length = 0;
+    const current = await api.GET('/users/current');
+    expect(current.response.status).toBe(200);
+    expect(current.data?.user.email).toBe(email);
+    expect(calls).toEqual(['GET /api/v1/users/current 401', 'POST /api/v1/auth/refresh-token 200', 'GET /api/v1/users/current 200']);
+    expect(api.accessToken).toEqual(expect.any(String));
+
+    const loggedOut = await api.POST('/auth/logout');
+    expect(loggedOut.response.status).toBe(200);
+    expect(api.accessToken).toBeUndefined();
+    expect(jar.has('refreshToken')).toBe(false);
+
+    // Signed out for good: the 401 stands after one failed refresh, and is not retried again.
+    calls.length = 0;
+    const afterLogout = await api.GET('/users/current');
+    expect(afterLogout.response.status).toBe(401);
+    // the error type is the union the document gives, 429's {error} included: narrow before reading code
+    expect(afterLogout.error && 'code' in afterLogout.error && afterLogout.error.code).toBe('AuthenticationError');
+    expect(calls).toEqual(['GET /api/v1/users/current 401', 'POST /api/v1/auth/refresh-token 401']);
+  });
+
+  it('refreshes once for several requests that meet a stale token together', async () => {
+    const { api, calls } = newClient();
+    await api.POST('/auth/register', { body: { email: uniqueEmail('client'), password: 'password123' } });
+    api.forgetAccessToken();
+    calls.length = 0;
+
+    const answers = await Promise.all([api.GET('/users/current'), api.GET('/blogs/'), api.GET('/users/current')]);
+
+    expect(answers.map((answer) => answer.response.status)).toEqual([200, 200, 200]);
+    expect(calls.filter((call) => call.startsWith('POST /api/v1/auth/refresh-token'))).toEqual(['POST /api/v1/auth/refresh-token 200']);
+  });
+
+  it('sends a multipart body with a file: an admin posts a blog with its banner', async () => {
+    const { api } = newClient();
+    await api.POST('/auth/login', { body: { email: 'admin@example.com', password: 'password123' } });
+    const banner = new Blob([await makeImage('png')], { type: 'image/png' });
+
+    const created = await api.POST('/blogs/', {
+      body: { title: `Posted by the typed client ${process.pid}`, content: '<p>Hello</p>', status: 'draft', banner_image: banner },
+      bodySerializer: formDataBody,
+    });
+
+    expect(created.response.status).toBe(201);
+    expect(created.data?.blog).toMatchObject({ title: `Posted by the typed client ${process.pid}`, status: 'draft' });
+  });
+
+  it('gives the error body typed by the document, without a refresh, for a 400', async () => {
+    const { api, calls } = newClient();
+
+    const answer = await api.POST('/auth/register', { body: { email: 'not-an-email', password: 'short' } });
+
+    expect(answer.response.status).toBe(400);
+    const error = answer.error && 'errors' in answer.error ? answer.error : undefined;
+    expect(error?.code).toBe('ValidationError');
+    expect(Object.keys(error?.errors ?? {})).toEqual(expect.arrayContaining(['email', 'password']));
+    expect(calls).toEqual(['POST /api/v1/auth/register 400']);
+  });
+});
