@@ -66,7 +66,7 @@ export interface paths {
         put?: never;
         /**
          * Create an account and sign in
-         * @description The username is derived from the email (see the README). Registering as `admin` needs an email listed in ADMIN_EMAILS.
+         * @description The username is derived from the email (see docs/decisions.md). Registering as `admin` needs an email listed in ADMIN_EMAILS.
          */
         post: operations["register"];
         delete?: never;
