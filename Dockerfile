@@ -22,7 +22,7 @@ COPY package.json package-lock.json ./
 # The requires afterwards fail the build, not the first request, if a native binary cannot load.
 # Likewise sharp (banner decoding), whose prebuilt libvips arrives as an optional dependency.
 # Source maps, TypeScript sources and declarations, and Markdown are never loaded by node: pruned in
-# this same layer, they save about a third of node_modules (measured by tools/container-check).
+# this same layer, they take the image from 289 to 261 MiB (docs/container-check.md).
 RUN npm ci --omit=dev --no-audit --no-fund \
     && find node_modules -type f \( -name '*.map' -o -name '*.ts' -o -name '*.mts' -o -name '*.cts' -o -name '*.md' \) -delete \
     && node -e "require('bcrypt'); require('sharp')" \

@@ -70,5 +70,5 @@ tar -C "$rootfs" --numeric-owner -cf - . | podman import \
   --change 'ENV PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin' \
   --change "LABEL blog-api.node-version=$node_version" \
   --change 'CMD ["node"]' \
-  - "$tag" > /dev/null
+  --quiet - "$tag" > /dev/null
 echo "make-base: $tag made with Node $node_version in $((SECONDS - started))s"
