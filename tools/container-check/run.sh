@@ -30,6 +30,7 @@ if [[ $(id -u) -ne 0 ]]; then
 fi
 LOGS=artifacts/container-check
 mkdir -p "$CACHE" "$LOGS"
+: > "$LOGS/podman.log"
 missing=()
 for tool in podman runc debootstrap; do command -v "$tool" > /dev/null 2>&1 || missing+=("$tool"); done
 if [[ ${#missing[@]} -gt 0 ]]; then
@@ -93,7 +94,7 @@ healthcheck=$(podman image inspect --format '{{json .Config.Healthcheck}}' "$IMA
 podman run --rm --network host --user root --entrypoint sh "$IMAGE" -c '
   find / -xdev \( -name ".env" -o -name ".env.*" -o -name "id_rsa*" -o -name "id_ed25519*" -o -name "*.key" \) -print 2>/dev/null
   grep -rlsE "_authToken|_auth *=" /root /home /app/.npmrc /usr/local/etc/npmrc /etc/npmrc 2>/dev/null
-  ls -A /app | tr "\n" " "' > "$LOGS/files.txt"
+  ls -A /app | tr "\n" " "' > "$LOGS/files.txt" 2>> "$LOGS/podman.log"
 app_listing=$(tail -n 1 "$LOGS/files.txt")
 secret_files=$(head -n -1 "$LOGS/files.txt")
 [[ -z $secret_files ]] || fail "secret-looking files in the image: $(echo "$secret_files" | tr '\n' ' ')"
@@ -101,6 +102,8 @@ secret_files=$(head -n -1 "$LOGS/files.txt")
 say "no secret in the image's environment, history or files; /app: $app_listing"
 
 # ---- a database on the host, the image against it ----
+# (podman's complaints that it has no systemd to time the HEALTHCHECK go to podman.log: the check
+# runs the HEALTHCHECK itself, below)
 say "building dist/ for the embedded database"
 timeout 300 npm run --silent build
 ready=$(mktemp)
@@ -131,7 +134,7 @@ podman run -d --name "$container" --network host \
   -e PORT="$port" -e MONGODB_URI="$(cat "$ready")/container-check" \
   -e JWT_ACCESS_SECRET="$(random_secret)" -e JWT_REFRESH_SECRET="$(random_secret)" \
   -e ADMIN_EMAILS="$admin" -e SHUTDOWN_GRACE_MS=15000 \
-  "$IMAGE" > /dev/null
+  "$IMAGE" > /dev/null 2>> "$LOGS/podman.log" || fail "podman run failed: $(tail -n 1 "$LOGS/podman.log")"
 base_url=http://127.0.0.1:$port
 
 timeout 180 node tools/container-check/check.js "$base_url" "$admin" \
