@@ -45,7 +45,7 @@ async function main(): Promise<void> {
   await connectDatabase({ uri, serverApi: config.mongodb.serverApi });
   // Metrics of this process's one MongoDB client (and Redis client, below) go to the app's /metrics.
   const metrics = createMetrics();
-  monitorMongoClient(mongoose.connection.getClient(), metrics);
+  if (config.metrics.enabled) monitorMongoClient(mongoose.connection.getClient(), metrics);
 
   // Redis only carries the shared rate-limit counters; without it each instance counts on its own.
   let redis: RedisClient | undefined;
