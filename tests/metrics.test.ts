@@ -102,6 +102,7 @@ describe('GET /metrics after a few requests', () => {
     await request(app).get('/api/v1/users/current').expect(401);
     await request(app).get('/api/v1/users/current').set('Authorization', 'Bearer a.b.c').expect(401);
     await request(app).post('/api/v1/auth/refresh-token').expect(401);
+    await request(app).post('/api/v1/auth/refresh-token').set('Cookie', 'refreshToken=x.y.z').expect(401);
     await request(app).post('/api/v1/auth/login').send({ email: user.user.email, password: 'not the password' }).expect(400);
     await request(app).post('/api/v1/auth/login').send({ email: uniqueEmail('nobody'), password: 'whatever123' }).expect(404);
     // a malformed login is a validation error, not a failed attempt
@@ -113,9 +114,10 @@ describe('GET /metrics after a few requests', () => {
     expect(failures('access_token_missing')).toBe(1);
     expect(failures('access_token_invalid')).toBe(1);
     expect(failures('refresh_token_missing')).toBe(1);
+    expect(failures('refresh_token_invalid')).toBe(1);
     expect(failures('wrong_password')).toBe(1);
     expect(failures('unknown_email')).toBe(1);
-    expect(samples.filter((sample) => sample.name === 'auth_failures_total').reduce((sum, sample) => sum + sample.value, 0)).toBe(5);
+    expect(samples.filter((sample) => sample.name === 'auth_failures_total').reduce((sum, sample) => sum + sample.value, 0)).toBe(6);
   });
 
   it('counts the bytes of stored banners and refused uploads by reason', async () => {
