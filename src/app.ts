@@ -4,20 +4,24 @@
  */
 import cookieParser from 'cookie-parser';
 import cors from 'cors';
-import express, { type Express } from 'express';
+import express, { Router, type Express } from 'express';
 import type { Store } from 'express-rate-limit';
 import helmet from 'helmet';
 import type { Config } from './config';
 import type { ReadinessCheck } from './controllers/health.controller';
 import { pingDatabase } from './lib/database';
 import type { Logger } from './lib/logger';
+import { createMetrics, type AppMetrics } from './lib/metrics';
 import { authenticate } from './middlewares/authenticate';
 import { errorHandler, notFoundHandler } from './middlewares/error-handler';
+import { measureRequests, recordRefusals } from './middlewares/metrics';
 import { methodNotAllowed } from './middlewares/method-not-allowed';
 import { createRateLimiter } from './middlewares/rate-limit';
 import { REQUEST_ID_HEADER, requestLogger } from './middlewares/request-logger';
 import { API_BASE_PATH, buildOpenApiDocument } from './openapi/document';
 import { HEALTH_PATHS, healthRoutes } from './routes/health.routes';
+import { METRICS_PATH, metricsRoutes } from './routes/metrics.routes';
+import { DOCS_ASSETS_PATH } from './routes/v1/docs.routes';
 import { v1Routes } from './routes/v1';
 import { createBlogService } from './services/blog.service';
 import { deleteEngagementOfUser } from './services/engagement.service';
@@ -36,6 +40,8 @@ export interface AppDeps {
   readinessChecks?: Record<string, ReadinessCheck>;
   /** True once graceful shutdown has begun: /readyz then answers 503 so load balancers drain this instance. */
   isShuttingDown?: () => boolean;
+  /** Metrics for GET /metrics; a registry of this app's own when absent. server.ts passes one watching MongoDB and Redis. */
+  metrics?: AppMetrics;
 }
 
 /** A readiness probe must answer before its prober gives up (Docker's HEALTHCHECK waits 5 s). */
@@ -48,6 +54,7 @@ export function createApp({
   storage = createBannerStorage(config.storage),
   readinessChecks = {},
   isShuttingDown = () => false,
+  metrics = createMetrics(),
 }: AppDeps): Express {
   const app = express();
   app.disable('x-powered-by');
@@ -57,7 +64,12 @@ export function createApp({
   const users = createUserService({ bcryptCost: config.bcryptCost });
   const blogs = createBlogService({ storage, logger });
 
-  app.use(requestLogger({ logger, quietPaths: HEALTH_PATHS }));
+  // First, so that every request counts, the refused and the static ones too.
+  if (config.metrics.enabled) {
+    const staticPrefixes = [LOCAL_BANNERS_URL_PATH, `${API_BASE_PATH}${DOCS_ASSETS_PATH}`];
+    app.use(measureRequests(metrics, { paths: buildOpenApiDocument().paths, staticPrefixes }));
+  }
+  app.use(requestLogger({ logger, quietPaths: [...HEALTH_PATHS, METRICS_PATH] }));
   app.use(helmet());
   app.use(
     cors({
@@ -85,6 +97,8 @@ export function createApp({
       checkTimeoutMs: READINESS_CHECK_TIMEOUT_MS,
     }),
   );
+  // Scraped every few seconds, like the probes: outside the rate limit. Turned off, it is a plain 404.
+  app.use(config.metrics.enabled ? metricsRoutes({ metrics, token: config.metrics.token }) : Router().get(METRICS_PATH, notFoundHandler));
   app.use(createRateLimiter({ ...config.rateLimit, store: rateLimitStore, logger }));
   app.use(express.json({ limit: config.jsonBodyLimit }));
   app.use(cookieParser());
@@ -105,6 +119,7 @@ export function createApp({
   );
   app.use(methodNotAllowed(openApiDocument.paths));
   app.use(notFoundHandler);
+  if (config.metrics.enabled) app.use(recordRefusals(metrics));
   app.use(errorHandler(logger));
   return app;
 }

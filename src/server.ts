@@ -5,12 +5,15 @@
 import 'dotenv/config';
 import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import mongoose from 'mongoose';
 import { createApp } from './app';
 import { ConfigError, loadConfig } from './config';
 import type { ReadinessCheck } from './controllers/health.controller';
 import { connectDatabase, disconnectDatabase } from './lib/database';
 import { startLocalDatabase, type LocalDatabase } from './lib/local-database';
 import { createLogger, type Logger } from './lib/logger';
+import { createMetrics } from './lib/metrics';
+import { monitorMongoClient } from './lib/mongodb-metrics';
 import { closeRedis, createRedisRateLimitStore, openRedis, pingRedis, type RedisClient } from './lib/redis';
 import { settleWithin } from './lib/timeout';
 import { createBannerStorage } from './services/storage';
@@ -40,6 +43,9 @@ async function main(): Promise<void> {
     logger.info(`database: ${localDatabase.kind} at ${uri} (set MONGODB_URI to use your own)`);
   }
   await connectDatabase({ uri, serverApi: config.mongodb.serverApi });
+  // Metrics of this process's one MongoDB client (and Redis client, below) go to the app's /metrics.
+  const metrics = createMetrics();
+  if (config.metrics.enabled) monitorMongoClient(mongoose.connection.getClient(), metrics);
 
   // Redis only carries the shared rate-limit counters; without it each instance counts on its own.
   let redis: RedisClient | undefined;
@@ -48,6 +54,7 @@ async function main(): Promise<void> {
     const client = await openRedis({ url: config.redisUrl, logger });
     redis = client;
     readinessChecks.redis = () => pingRedis(client);
+    metrics.watchRedis(() => client.isReady);
     logger.info('rate limit: shared through Redis (REDIS_URL)');
   } else {
     logger.info('rate limit: counted in this process only (set REDIS_URL to share it between instances)');
@@ -64,6 +71,7 @@ async function main(): Promise<void> {
     rateLimitStore: redis && createRedisRateLimitStore(redis),
     readinessChecks,
     isShuttingDown: () => shuttingDown,
+    metrics,
   });
   const server: Server = app.listen(config.port);
   server.once('listening', () => {

@@ -68,6 +68,10 @@ const environmentSchema = z.object({
     z.string().regex(/^rediss?:\/\/\S+$/, 'must be a redis:// or rediss:// URL').optional(),
   ),
   SHUTDOWN_GRACE_MS: integer(10_000, 0, 10 * 60_000),
+
+  // Metrics: GET /metrics for Prometheus (docs/operations-metrics.md).
+  METRICS_ENABLED: boolean(true),
+  METRICS_TOKEN: z.preprocess(emptyToUndefined, z.string().min(16, 'must be at least 16 characters long').optional()),
 });
 
 export type TrustProxy = boolean | number | string[];
@@ -111,6 +115,8 @@ export interface Config {
   redisUrl?: string;
   /** How long in-flight requests may take to finish after SIGTERM/SIGINT before their connections are closed. */
   shutdownGraceMs: number;
+  /** GET /metrics: served unless `enabled` is false; when `token` is set, only to `Authorization: Bearer <token>`. A secret: never log it. */
+  metrics: { enabled: boolean; token?: string };
 }
 
 export interface LoadedConfig {
@@ -203,6 +209,7 @@ export function loadConfig(environment: NodeJS.ProcessEnv = process.env): Loaded
 
     redisUrl: env.REDIS_URL,
     shutdownGraceMs: env.SHUTDOWN_GRACE_MS,
+    metrics: { enabled: env.METRICS_ENABLED, token: env.METRICS_TOKEN },
   };
   if (isProduction && !config.storage.cloudinary) {
     warnings.push('Cloudinary is not configured: banners are stored on this instance\'s disk, which several instances do not share.');

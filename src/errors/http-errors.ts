@@ -3,9 +3,22 @@
  * so a controller throws `new NotFound('Blog not found')` and the error handler
  * turns it into `404 {code: "NotFound", message}`.
  */
+/** Why an attempt to authenticate was refused: the label of the auth_failures_total metric. */
+export type AuthenticationFailure =
+  | 'access_token_missing'
+  | 'access_token_invalid'
+  | 'refresh_token_missing'
+  | 'refresh_token_invalid'
+  | 'account_deleted'
+  | 'unknown_email'
+  | 'wrong_password'
+  | 'metrics_token_invalid';
+
 export abstract class HttpError extends Error {
   abstract readonly status: number;
   abstract readonly code: string;
+  /** Set when this error refuses an authentication attempt (counted by the metrics, by reason). */
+  authenticationFailure?: AuthenticationFailure;
 
   constructor(message: string) {
     super(message);
@@ -15,6 +28,12 @@ export abstract class HttpError extends Error {
   /** The JSON body the client receives. */
   body(): Record<string, unknown> {
     return { code: this.code, message: this.message };
+  }
+
+  /** Marks this error as the refusal of an authentication attempt, e.g. a login's unknown email (a 404 by the spec). */
+  refusingAuthentication(reason: AuthenticationFailure): this {
+    this.authenticationFailure = reason;
+    return this;
   }
 }
 
@@ -26,6 +45,11 @@ export class BadRequest extends HttpError {
 export class AuthenticationError extends HttpError {
   readonly status = 401;
   readonly code = 'AuthenticationError';
+
+  constructor(message: string, reason: AuthenticationFailure) {
+    super(message);
+    this.authenticationFailure = reason;
+  }
 }
 
 export class AuthorizationError extends HttpError {

@@ -18,6 +18,8 @@ export async function connectDatabase(options: ConnectOptions): Promise<typeof m
   const connection = await mongoose.connect(options.uri, {
     dbName: options.dbName,
     serverSelectionTimeoutMS: 10_000,
+    // command events for the metrics (lib/mongodb-metrics.ts); without it the driver emits none
+    monitorCommands: true,
     ...(options.serverApi ? { serverApi: { version: '1' as const, strict: false, deprecationErrors: true } } : {}),
   });
   // Unique indexes carry rules of the API (one like per user and blog, unique emails), so they must

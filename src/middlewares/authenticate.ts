@@ -13,10 +13,10 @@ const BEARER = /^Bearer ([A-Za-z0-9_-]+\.[A-Za-z0-9_-]*\.[A-Za-z0-9_-]*)$/;
 export function authenticate(sessions: SessionService) {
   return async (req: Request, _res: Response, next: NextFunction) => {
     const match = BEARER.exec(req.get('authorization') ?? '');
-    if (!match) throw new AuthenticationError('Access token required');
+    if (!match) throw new AuthenticationError('Access token required', 'access_token_missing');
     const session = await sessions.findSessionOfAccessToken(match[1]);
     const user = session && (await UserModel.findOne({ _id: session.user, ...ACTIVE_ACCOUNT }));
-    if (!session || !user) throw new AuthenticationError('Access token is invalid or expired');
+    if (!session || !user) throw new AuthenticationError('Access token is invalid or expired', 'access_token_invalid');
     req.user = user;
     req.sessionId = session._id;
     next();
@@ -25,6 +25,6 @@ export function authenticate(sessions: SessionService) {
 
 /** The signed-in user of a request that passed authenticate(). */
 export function currentUser(req: Request) {
-  if (!req.user) throw new AuthenticationError('Access token required');
+  if (!req.user) throw new AuthenticationError('Access token required', 'access_token_missing');
   return req.user;
 }

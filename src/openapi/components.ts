@@ -291,6 +291,11 @@ export const securitySchemes = {
     name: 'refreshToken',
     description: 'The refresh JWT set by register and login (HttpOnly, SameSite=Strict, Path=/api/v1/auth)',
   },
+  metricsToken: {
+    type: 'http',
+    scheme: 'bearer',
+    description: 'GET /metrics only, when METRICS_TOKEN is set: `Authorization: Bearer <METRICS_TOKEN>`',
+  },
 };
 
 export const BEARER = [{ bearerAuth: [] }];

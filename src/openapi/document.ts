@@ -7,6 +7,7 @@ import { API_VERSION } from '../controllers/v1/root.controller';
 import { authPaths } from './auth.paths';
 import { blogContract } from './blogs.paths';
 import { healthContract } from './health.paths';
+import { metricsContract } from './metrics.paths';
 import { headers, parameters, responses, schemas, securitySchemes } from './components';
 import { rootPaths } from './root.paths';
 import { HTTP_METHODS, type ContractPart, type HttpMethod, type OpenApiDocument, type Operation, type Paths } from './types';
@@ -53,6 +54,7 @@ const parts: ContractPart[] = [
   { paths: userPaths, tags: [{ name: 'Users', description: 'Profiles and account administration' }] },
   blogContract,
   healthContract,
+  metricsContract,
 ];
 
 export function buildOpenApiDocument(): OpenApiDocument {

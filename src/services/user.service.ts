@@ -118,5 +118,5 @@ export async function deleteAccount(userId: Types.ObjectId, cleanups: readonly A
 export async function assertAccountActive(userId: Types.ObjectId, undo: () => Promise<unknown>): Promise<void> {
   if (await UserModel.exists({ _id: userId, ...ACTIVE_ACCOUNT })) return;
   await undo();
-  throw new AuthenticationError('This account no longer exists');
+  throw new AuthenticationError('This account no longer exists', 'account_deleted');
 }

@@ -44,23 +44,23 @@ export function createAuthController({ config, sessions, users }: AuthController
     async login(req: Request, res: Response) {
       const { email, password } = matchedData<{ email: string; password: string }>(req);
       const user = await users.findUserByEmailWithPassword(email);
-      if (!user) throw new NotFound('User not found');
+      if (!user) throw new NotFound('User not found').refusingAuthentication('unknown_email');
       if (!(await users.passwordMatches(user, password))) {
-        throw RequestValidationError.forField('password', 'Email or password is incorrect');
+        throw RequestValidationError.forField('password', 'Email or password is incorrect').refusingAuthentication('wrong_password');
       }
       sendLogin(res, 200, user, await sessions.openSession(user._id));
     },
 
     async refreshToken(req: Request, res: Response) {
       const session = await sessions.findSessionOfRefreshToken(req.cookies[REFRESH_COOKIE]);
-      if (!session) throw new AuthenticationError('Refresh token is invalid or expired');
+      if (!session) throw new AuthenticationError('Refresh token is invalid or expired', 'refresh_token_invalid');
       res.json({ accessToken: sessions.refreshAccessToken(session) });
     },
 
     async logout(req: Request, res: Response) {
       const session = await sessions.findSessionOfRefreshToken(req.cookies[REFRESH_COOKIE]);
       if (!session || !session.user.equals(currentUser(req)._id)) {
-        throw new AuthenticationError('Refresh token is invalid or expired');
+        throw new AuthenticationError('Refresh token is invalid or expired', 'refresh_token_invalid');
       }
       await sessions.closeSession(session._id);
       res.clearCookie(REFRESH_COOKIE, cookieOptions);
@@ -72,7 +72,7 @@ export function createAuthController({ config, sessions, users }: AuthController
 /** A missing refresh cookie is an authentication failure (401), not a validation error. */
 export function requireRefreshCookie(req: Request, _res: Response, next: () => void): void {
   if (typeof req.cookies?.[REFRESH_COOKIE] !== 'string' || req.cookies[REFRESH_COOKIE] === '') {
-    throw new AuthenticationError('Refresh token required');
+    throw new AuthenticationError('Refresh token required', 'refresh_token_missing');
   }
   next();
 }
