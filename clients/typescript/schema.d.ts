@@ -340,6 +340,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/metrics": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Prometheus metrics of this instance: requests, refusals, MongoDB, Redis, the Node.js process
+         * @description Turned off with METRICS_ENABLED=false (then 404). With METRICS_TOKEN set, only a scrape sending `Authorization: Bearer <METRICS_TOKEN>` is answered; any other gets 401.
+         */
+        get: operations["getMetrics"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
 }
 export type webhooks = Record<string, never>;
 export interface components {
@@ -2435,6 +2455,80 @@ export interface operations {
                             [key: string]: "up" | "down";
                         };
                     };
+                };
+            };
+        };
+    };
+    getMetrics: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The metrics, in the Prometheus text exposition format 0.0.4 */
+            200: {
+                headers: {
+                    /** @description Never cached */
+                    "Cache-Control"?: "no-store";
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example # HELP http_requests_total Requests answered, by method, route template and status
+                     *     # TYPE http_requests_total counter
+                     *     http_requests_total{method="GET",route="/api/v1/blogs/{slug}",status="200"} 42
+                     */
+                    "text/plain": string;
+                };
+            };
+            /** @description METRICS_TOKEN is set and the request did not present it (AuthenticationError) */
+            401: {
+                headers: {
+                    /** @description Bearer realm="metrics" */
+                    "WWW-Authenticate"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "AuthenticationError",
+                     *       "message": "A valid metrics token is required"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Metrics are turned off (METRICS_ENABLED=false) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "NotFound",
+                     *       "message": "Route GET /metrics not found"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Collecting a metric failed; details go to the server log only */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "ServerError",
+                     *       "message": "Internal server error"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
                 };
             };
         };
