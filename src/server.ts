@@ -14,6 +14,7 @@ import { createLogger, type Logger } from './lib/logger';
 import { closeRedis, createRedisRateLimitStore, openRedis, pingRedis, type RedisClient } from './lib/redis';
 import { settleWithin } from './lib/timeout';
 import { createBannerStorage } from './services/storage';
+import { backfillUsernameKeys } from './services/user.service';
 
 async function main(): Promise<void> {
   let loaded;
@@ -40,6 +41,7 @@ async function main(): Promise<void> {
     logger.info(`database: ${localDatabase.kind} at ${uri} (set MONGODB_URI to use your own)`);
   }
   await connectDatabase({ uri, serverApi: config.mongodb.serverApi });
+  await backfillUsernameKeys(logger);
 
   // Redis only carries the shared rate-limit counters; without it each instance counts on its own.
   let redis: RedisClient | undefined;
@@ -62,6 +64,10 @@ async function main(): Promise<void> {
     logger,
     storage,
     rateLimitStore: redis && createRedisRateLimitStore(redis),
+    loginThrottleStores: redis && {
+      perAccount: createRedisRateLimitStore(redis, 'login-account:'),
+      perIp: createRedisRateLimitStore(redis, 'login-ip:'),
+    },
     readinessChecks,
     isShuttingDown: () => shuttingDown,
   });

@@ -105,7 +105,7 @@ export const page = (items: string, itemSchema: JsonSchema): JsonSchema => ({
   additionalProperties: false,
   properties: {
     limit: { type: 'integer', minimum: 1, maximum: PAGINATION.maxLimit },
-    offset: { type: 'integer', minimum: 0 },
+    offset: { type: 'integer', minimum: 0, maximum: PAGINATION.maxOffset },
     total: { type: 'integer', minimum: 0, description: 'How many exist in all, across pages' },
     [items]: { type: 'array', maxItems: PAGINATION.maxLimit, items: itemSchema },
   },
@@ -245,8 +245,11 @@ export const parameters: Record<string, ParameterObject> = {
   Offset: {
     name: 'offset',
     in: 'query',
-    description: `How many to skip; default ${PAGINATION.defaultOffset}. Give it at most once.`,
-    schema: { type: 'integer', minimum: 0, default: PAGINATION.defaultOffset },
+    description:
+      `How many to skip; default ${PAGINATION.defaultOffset}. Give it at most once. At most ${PAGINATION.maxOffset} ` +
+      '(a bound of this API, beyond the spec\'s "minimum 0": a skip costs the database work in proportion, and larger ' +
+      'numbers would lose precision); a larger offset answers 400 ValidationError.',
+    schema: { type: 'integer', minimum: 0, maximum: PAGINATION.maxOffset, default: PAGINATION.defaultOffset },
     example: 0,
   },
   UserId: { name: 'userId', in: 'path', required: true, description: 'The user\'s _id', schema: schemaRef('ObjectId') },

@@ -44,7 +44,11 @@ export function createAuthController({ config, sessions, users }: AuthController
     async login(req: Request, res: Response) {
       const { email, password } = matchedData<{ email: string; password: string }>(req);
       const user = await users.findUserByEmailWithPassword(email);
-      if (!user) throw new NotFound('User not found');
+      if (!user) {
+        // as slow as a wrong password, so the answer's timing does not tell which emails have accounts
+        await users.comparePasswordOfUnknownUser(password);
+        throw new NotFound('User not found');
+      }
       if (!(await users.passwordMatches(user, password))) {
         throw RequestValidationError.forField('password', 'Email or password is incorrect');
       }
