@@ -11,7 +11,7 @@
  * store (Redis) when there is one, so every instance sees them, and like the global limit they fail
  * open: a store outage lets logins through rather than stopping them.
  */
-import type { NextFunction, Request, RequestHandler, Response } from 'express';
+import type { Request, RequestHandler, Response } from 'express';
 import { MemoryStore, rateLimit, type Options, type RateLimitInfo, type Store } from 'express-rate-limit';
 import { matchedData } from 'express-validator';
 import type { Logger } from '../lib/logger';
@@ -28,13 +28,15 @@ export interface LoginThrottleOptions {
 export interface LoginThrottle {
   /** Before the validators: counts every failed login of the client's IP. */
   perIp: RequestHandler;
-  /** After the validators (it keys on the validated, lower-cased email): counts failures per account. */
-  perAccount: RequestHandler[];
+  /** After the validators (it keys on the validated, lower-cased email): counts logins per account. */
+  perAccount: RequestHandler;
+  /** For the login controller, on success: the account's count starts again (fails open, like the counting). */
+  clearFailuresOfAccount(req: Request): Promise<void>;
 }
 
 export const LOGIN_THROTTLE_MESSAGE = 'Too many failed sign-in attempts, please try again later.';
 
-const failed = (_req: Request, res: Response) => res.statusCode < 400;
+const succeeded = (_req: Request, res: Response) => res.statusCode < 400;
 
 export function createLoginThrottle(options: LoginThrottleOptions): LoginThrottle {
   const { logger } = options;
@@ -67,7 +69,7 @@ export function createLoginThrottle(options: LoginThrottleOptions): LoginThrottl
     store: perIpStore,
     // a success does not clear an address's count (one's own account would unlock guessing at others)
     skipSuccessfulRequests: true,
-    requestWasSuccessful: failed,
+    requestWasSuccessful: succeeded,
   });
 
   const accountKey = (req: Request) => `account:${String(matchedData(req).email)}`;
@@ -77,18 +79,16 @@ export function createLoginThrottle(options: LoginThrottleOptions): LoginThrottl
     store: perAccountStore,
     keyGenerator: accountKey,
   });
-  /** A successful login clears the account's count: only consecutive failures lock it. */
-  const clearAccountOnSuccess = (req: Request, res: Response, next: NextFunction) => {
-    res.on('finish', () => {
-      if (res.statusCode >= 400) return;
-      Promise.resolve(perAccountStore.resetKey(accountKey(req))).catch((error: unknown) =>
-        logger.warn('login throttle: could not clear the count of an account', { error: describeError(error) }),
-      );
-    });
-    next();
-  };
+  /** A successful login clears the account's count, before it answers: only consecutive failures lock. */
+  async function clearFailuresOfAccount(req: Request): Promise<void> {
+    try {
+      await perAccountStore.resetKey(accountKey(req));
+    } catch (error) {
+      logger.warn('login throttle: could not clear the count of an account', { error: describeError(error) });
+    }
+  }
 
-  return { perIp, perAccount: [perAccount, clearAccountOnSuccess] };
+  return { perIp, perAccount, clearFailuresOfAccount };
 }
 
 function describeError(error: unknown) {

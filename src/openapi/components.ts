@@ -85,13 +85,21 @@ const socialLinks: JsonSchema = {
   additionalProperties: false,
 };
 
+/** Names are shown to readers as they were typed: say so where clients look (see docs/security.md). */
+const PLAIN_TEXT_NAME = 'Plain text, returned exactly as sent; render it as text, never as HTML.';
+
 const userProperties = {
   _id: schemaRef('ObjectId'),
-  username: { type: 'string', minLength: 1, maxLength: USER_LIMITS.username },
+  username: {
+    type: 'string',
+    minLength: 1,
+    maxLength: USER_LIMITS.username,
+    description: 'Unique whatever its case ("Ada" and "ada" cannot both exist); shown in the case its owner chose',
+  },
   email: { type: 'string', format: 'email', maxLength: USER_LIMITS.email },
   role: { type: 'string', enum: [...ROLES] },
-  firstName: { type: 'string', maxLength: USER_LIMITS.name, description: 'Absent when not set' },
-  lastName: { type: 'string', maxLength: USER_LIMITS.name, description: 'Absent when not set' },
+  firstName: { type: 'string', maxLength: USER_LIMITS.name, description: `Absent when not set. ${PLAIN_TEXT_NAME}` },
+  lastName: { type: 'string', maxLength: USER_LIMITS.name, description: `Absent when not set. ${PLAIN_TEXT_NAME}` },
   socialLinks: schemaRef('SocialLinks'),
   createdAt: schemaRef('DateTime'),
   updatedAt: schemaRef('DateTime'),
