@@ -113,21 +113,28 @@ export type UserService = ReturnType<typeof createUserService>;
 
 /**
  * Gives every user saved before `usernameKey` existed its key (the username lower-cased), so the
- * case-insensitive uniqueness covers old records too. Run at start-up; cheap once done (the sparse
- * index finds no record without a key). Two old records that differ only in case cannot both have
- * the key: the later one keeps none and is logged, for an operator to rename (it still signs in).
+ * case-insensitive uniqueness covers old records too. Run at start-up, before the API serves; once
+ * done it finds nothing to do (one pass over the users collection). Two old records that differ only
+ * in case cannot both have the key: the later one keeps none and is logged, for an operator to rename
+ * (it still signs in). A failure is logged and start-up goes on: the next start tries again.
  */
 export async function backfillUsernameKeys(logger: Logger): Promise<void> {
-  const missing = UserModel.find({ usernameKey: { $exists: false } }).select('_id username').lean().cursor();
   let fixed = 0;
-  for await (const user of missing) {
-    try {
-      await UserModel.updateOne({ _id: user._id }, { $set: { usernameKey: user.username.toLowerCase() } }, { timestamps: false });
-      fixed += 1;
-    } catch (error) {
-      if (!isDuplicateKeyError(error)) throw error;
-      logger.warn('users: a username differs from another only in case; rename one of them', { userId: String(user._id), username: user.username });
+  try {
+    const missing = UserModel.find({ usernameKey: { $exists: false } }).select('_id username').lean().cursor();
+    for await (const user of missing) {
+      try {
+        await UserModel.updateOne({ _id: user._id }, { $set: { usernameKey: user.username.toLowerCase() } }, { timestamps: false });
+        fixed += 1;
+      } catch (error) {
+        if (!isDuplicateKeyError(error)) throw error;
+        logger.warn('users: a username differs from another only in case; rename one of them', { userId: String(user._id), username: user.username });
+      }
     }
+  } catch (error) {
+    logger.error('users: could not add case-insensitive username keys; the next start tries again', {
+      error: error instanceof Error ? error.message : String(error),
+    });
   }
   if (fixed > 0) logger.info('users: case-insensitive username keys added to older accounts', { count: fixed });
 }
