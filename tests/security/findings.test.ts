@@ -130,6 +130,21 @@ describe('client mistakes answer 4xx in the spec\'s shape, never 500, and log no
   );
 });
 
+describe('error bodies', () => {
+  afterEach(() => jest.restoreAllMocks());
+
+  it('carry neither a stack nor the driver\'s message when the database fails a query', async () => {
+    const driverError = new mongoose.mongo.MongoServerError({ errmsg: 'BadValue: internal detail of db-7.internal:27017, collection blog.users', code: 2 });
+    jest.spyOn(UserModel, 'countDocuments').mockImplementation(() => {
+      throw driverError;
+    });
+    const response = await api().get('/api/v1/users/').set(bearer(admin));
+    expect(response.status).toBeGreaterThanOrEqual(500);
+    expect(response.body).toEqual({ code: expect.any(String), message: expect.any(String) });
+    expect(response.text).not.toMatch(/db-7|BadValue|blog\.users|MongoServerError|\n\s+at /);
+  });
+});
+
 describe('public URLs come from the configuration only', () => {
   it('stores a banner URL on PUBLIC_URL whatever Host the admin\'s request names', async () => {
     const response = await api()
