@@ -8,6 +8,7 @@ import bcrypt from 'bcrypt';
 import type { Express } from 'express';
 import request from 'supertest';
 import { createApp } from '../../src/app';
+import { loadConfig } from '../../src/config';
 import { closeRedis, createRedisRateLimitStore, openRedis, type RedisClient } from '../../src/lib/redis';
 import { LOGIN_THROTTLE_MESSAGE } from '../../src/middlewares/login-throttle';
 import { redisServerInstalled, startRedisServer } from '../helpers/redis-server';
@@ -41,6 +42,18 @@ function expectThrottled(response: request.Response, windowSeconds: number) {
   expect(retryAfter).toBeGreaterThanOrEqual(1);
   expect(retryAfter).toBeLessThanOrEqual(windowSeconds);
 }
+
+describe('settings', () => {
+  it('defaults to 10 failures per account and 100 per IP in 15 minutes, and refuses values that are not positive', () => {
+    expect(loadConfig({ NODE_ENV: 'test' }).config.loginThrottle).toEqual({ maxFailuresPerAccount: 10, maxFailuresPerIp: 100, windowMs: 15 * 60_000 });
+    expect(
+      loadConfig({ NODE_ENV: 'test', LOGIN_MAX_FAILURES_PER_ACCOUNT: '5', LOGIN_MAX_FAILURES_PER_IP: '50', LOGIN_FAILURE_WINDOW: '1h' }).config.loginThrottle,
+    ).toEqual({ maxFailuresPerAccount: 5, maxFailuresPerIp: 50, windowMs: 3_600_000 });
+    for (const [name, value] of [['LOGIN_MAX_FAILURES_PER_ACCOUNT', '0'], ['LOGIN_MAX_FAILURES_PER_IP', 'many'], ['LOGIN_FAILURE_WINDOW', 'soon']]) {
+      expect(() => loadConfig({ NODE_ENV: 'test', [name]: value })).toThrow(new RegExp(`^${name}: `));
+    }
+  });
+});
 
 describe('per account', () => {
   it('locks an account after LOGIN_MAX_FAILURES_PER_ACCOUNT failures from as many addresses, even for the right password', async () => {
