@@ -15,6 +15,7 @@ import { createMetrics, type AppMetrics } from './lib/metrics';
 import { authenticate } from './middlewares/authenticate';
 import { errorHandler, notFoundHandler } from './middlewares/error-handler';
 import { measureRequests, recordRefusals } from './middlewares/metrics';
+import { createLoginThrottle } from './middlewares/login-throttle';
 import { methodNotAllowed } from './middlewares/method-not-allowed';
 import { createRateLimiter } from './middlewares/rate-limit';
 import { REQUEST_ID_HEADER, requestLogger } from './middlewares/request-logger';
@@ -34,6 +35,8 @@ export interface AppDeps {
   logger: Logger;
   /** Shared rate-limit store (Redis) for several instances; in-memory when absent. */
   rateLimitStore?: Store;
+  /** Shared stores (Redis) for the failed-login counts, per account and per IP; in-memory when absent. */
+  loginThrottleStores?: { perAccount: Store; perIp: Store };
   /** Where banners go; chosen from the configuration when absent (Cloudinary, or the local uploads folder). */
   storage?: BannerStorage;
   /** /readyz checks besides (or replacing, by name) the MongoDB ping; server.ts adds `redis` when REDIS_URL is set. */
@@ -51,6 +54,7 @@ export function createApp({
   config,
   logger,
   rateLimitStore,
+  loginThrottleStores,
   storage = createBannerStorage(config.storage),
   readinessChecks = {},
   isShuttingDown = () => false,
@@ -112,6 +116,7 @@ export function createApp({
       users,
       blogs,
       authenticate: authenticate(sessions),
+      loginThrottle: createLoginThrottle({ ...config.loginThrottle, stores: loginThrottleStores, logger }),
       // run in this order when an account is deleted, after its sessions and before the user record
       accountCleanups: [blogs.deleteBlogsOfAuthor, deleteEngagementOfUser],
       openApiDocument,

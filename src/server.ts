@@ -17,6 +17,7 @@ import { monitorMongoClient } from './lib/mongodb-metrics';
 import { closeRedis, createRedisRateLimitStore, openRedis, pingRedis, type RedisClient } from './lib/redis';
 import { settleWithin } from './lib/timeout';
 import { createBannerStorage } from './services/storage';
+import { backfillUsernameKeys } from './services/user.service';
 
 async function main(): Promise<void> {
   let loaded;
@@ -46,6 +47,7 @@ async function main(): Promise<void> {
   // Metrics of this process's one MongoDB client (and Redis client, below) go to the app's /metrics.
   const metrics = createMetrics();
   if (config.metrics.enabled) monitorMongoClient(mongoose.connection.getClient(), metrics);
+  await backfillUsernameKeys(logger);
 
   // Redis only carries the shared rate-limit counters; without it each instance counts on its own.
   let redis: RedisClient | undefined;
@@ -69,6 +71,10 @@ async function main(): Promise<void> {
     logger,
     storage,
     rateLimitStore: redis && createRedisRateLimitStore(redis),
+    loginThrottleStores: redis && {
+      perAccount: createRedisRateLimitStore(redis, 'login-account:'),
+      perIp: createRedisRateLimitStore(redis, 'login-ip:'),
+    },
     readinessChecks,
     isShuttingDown: () => shuttingDown,
     metrics,

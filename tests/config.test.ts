@@ -9,6 +9,7 @@ const production = {
   JWT_ACCESS_SECRET: SECRET_A,
   JWT_REFRESH_SECRET: SECRET_B,
   CLOUDINARY_URL: 'cloudinary://key:secret@demo',
+  PUBLIC_URL: 'https://blog.example.com',
 };
 
 describe('loadConfig', () => {
@@ -34,7 +35,7 @@ describe('loadConfig', () => {
     expect(warnings[1]).toContain('JWT_REFRESH_SECRET');
   });
 
-  it.each(['MONGODB_URI', 'JWT_ACCESS_SECRET', 'JWT_REFRESH_SECRET'])('stops production start-up without %s, naming it', (name) => {
+  it.each(['MONGODB_URI', 'JWT_ACCESS_SECRET', 'JWT_REFRESH_SECRET', 'PUBLIC_URL'])('stops production start-up without %s, naming it', (name) => {
     const environment: Record<string, string> = { ...production };
     delete environment[name];
     expect(() => loadConfig(environment)).toThrow(ConfigError);

@@ -55,6 +55,7 @@ describe('docker-compose.yml', () => {
       ...api.environment,
       JWT_ACCESS_SECRET: 'a'.repeat(32),
       JWT_REFRESH_SECRET: 'b'.repeat(32),
+      PUBLIC_URL: 'https://blog.example.com',
     };
     const { config } = loadConfig(environment);
     expect(config).toMatchObject({ isProduction: true, port: 3000, redisUrl: 'redis://redis:6379' });

@@ -15,7 +15,8 @@ describe('GET /api/v1/', () => {
     expect(response.body.version).toBe('1.0.0');
     expect(typeof response.body.message).toBe('string');
     expect(typeof response.body.status).toBe('string');
-    expect(response.body.docs).toMatch(/^http:\/\/127\.0\.0\.1:\d+\/api\/v1\/docs$/);
+    // from the configuration (PUBLIC_URL, here its development default), never from the request's Host
+    expect(response.body.docs).toBe('http://localhost:3000/api/v1/docs');
     expect(new Date(response.body.timestamp).toISOString()).toBe(response.body.timestamp);
   });
 

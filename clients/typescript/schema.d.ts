@@ -400,14 +400,15 @@ export interface components {
          */
         User: {
             _id: components["schemas"]["ObjectId"];
+            /** @description Unique whatever its case ("Ada" and "ada" cannot both exist); shown in the case its owner chose */
             username: string;
             /** Format: email */
             email: string;
             /** @enum {string} */
             role: "admin" | "user";
-            /** @description Absent when not set */
+            /** @description Absent when not set. Plain text, returned exactly as sent; render it as text, never as HTML. */
             firstName?: string;
-            /** @description Absent when not set */
+            /** @description Absent when not set. Plain text, returned exactly as sent; render it as text, never as HTML. */
             lastName?: string;
             socialLinks: components["schemas"]["SocialLinks"];
             createdAt: components["schemas"]["DateTime"];
@@ -429,12 +430,13 @@ export interface components {
          */
         PublicUser: {
             _id: components["schemas"]["ObjectId"];
+            /** @description Unique whatever its case ("Ada" and "ada" cannot both exist); shown in the case its owner chose */
             username: string;
             /** @enum {string} */
             role: "admin" | "user";
-            /** @description Absent when not set */
+            /** @description Absent when not set. Plain text, returned exactly as sent; render it as text, never as HTML. */
             firstName?: string;
-            /** @description Absent when not set */
+            /** @description Absent when not set. Plain text, returned exactly as sent; render it as text, never as HTML. */
             lastName?: string;
             socialLinks: components["schemas"]["SocialLinks"];
             createdAt: components["schemas"]["DateTime"];
@@ -568,10 +570,11 @@ export interface components {
          */
         Blog: {
             _id: components["schemas"]["ObjectId"];
+            /** @description Plain text, returned exactly as sent: it may contain "<", ">", "&" or quotes, even a `<script>` tag. Render it as text (textContent, or your template's escaping), never as HTML. */
             title: string;
             /** @description URL-friendly, unique, generated from the title */
             slug: string;
-            /** @description Sanitised HTML */
+            /** @description HTML, sanitised when stored: an allow-list of formatting tags and attributes; no scripts, event handlers, styles, iframes or javascript: URLs. Safe to insert as HTML; everything else in a blog or comment is plain text. */
             content: string;
             banner: {
                 /** Format: uri */
@@ -628,6 +631,7 @@ export interface components {
             blog: components["schemas"]["ObjectId"];
             /** @description The full User for admin viewers; a PublicUser (no email) for everyone else */
             author: components["schemas"]["User"] | components["schemas"]["PublicUser"];
+            /** @description Plain text, returned exactly as sent: it may contain "<", ">", "&" or quotes, even a `<script>` tag. Render it as text (textContent, or your template's escaping), never as HTML. */
             content: string;
             createdAt: components["schemas"]["DateTime"];
             updatedAt: components["schemas"]["DateTime"];
@@ -800,7 +804,7 @@ export interface components {
          */
         Limit: number;
         /**
-         * @description How many to skip; default 0. Give it at most once.
+         * @description How many to skip; default 0. Give it at most once. At most 100000 (a bound of this API, beyond the spec's "minimum 0": a skip costs the database work in proportion, and larger numbers would lose precision); a larger offset answers 400 ValidationError.
          * @example 0
          */
         Offset: number;
@@ -1081,7 +1085,24 @@ export interface operations {
             };
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
-            429: components["responses"]["TooManyRequests"];
+            /** @description The global rate limit, or too many failed logins: LOGIN_MAX_FAILURES_PER_ACCOUNT for this account (from any address) or LOGIN_MAX_FAILURES_PER_IP from this address, within LOGIN_FAILURE_WINDOW. Wait Retry-After seconds; a successful login clears the account's count, and no lock outlasts its window. */
+            429: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Too many failed sign-in attempts, please try again later."
+                     *     }
+                     */
+                    "application/json": components["schemas"]["RateLimited"];
+                };
+            };
             500: components["responses"]["ServerError"];
         };
     };
@@ -1225,6 +1246,7 @@ export interface operations {
                  *     }
                  */
                 "application/json": {
+                    /** @description Unique whatever its case: "ADMIN" is refused (400) when "admin" exists; kept in the case given */
                     username?: string;
                     /**
                      * Format: email
@@ -1233,9 +1255,9 @@ export interface operations {
                     email?: string;
                     /** @description 8 characters to 72 UTF-8 bytes (bcrypt reads no more); write-only; ends the user's other sessions */
                     password?: string;
-                    /** @description First name; "" removes it */
+                    /** @description First name; "" removes it. Plain text, returned exactly as sent: render it as text, never as HTML. */
                     first_name?: string;
-                    /** @description Last name; "" removes it */
+                    /** @description Last name; "" removes it. Plain text, returned exactly as sent: render it as text, never as HTML. */
                     last_name?: string;
                     /** @description An http(s) URL, or "" to remove the link */
                     website?: "" | string;
@@ -1323,7 +1345,7 @@ export interface operations {
                  */
                 limit?: components["parameters"]["Limit"];
                 /**
-                 * @description How many to skip; default 0. Give it at most once.
+                 * @description How many to skip; default 0. Give it at most once. At most 100000 (a bound of this API, beyond the spec's "minimum 0": a skip costs the database work in proportion, and larger numbers would lose precision); a larger offset answers 400 ValidationError.
                  * @example 0
                  */
                 offset?: components["parameters"]["Offset"];
@@ -1461,7 +1483,7 @@ export interface operations {
                  */
                 limit?: components["parameters"]["Limit"];
                 /**
-                 * @description How many to skip; default 0. Give it at most once.
+                 * @description How many to skip; default 0. Give it at most once. At most 100000 (a bound of this API, beyond the spec's "minimum 0": a skip costs the database work in proportion, and larger numbers would lose precision); a larger offset answers 400 ValidationError.
                  * @example 0
                  */
                 offset?: components["parameters"]["Offset"];
@@ -1539,8 +1561,9 @@ export interface operations {
         requestBody: {
             content: {
                 "multipart/form-data": {
+                    /** @description Trimmed. Plain text, returned exactly as sent: it may contain "<", ">", "&" or quotes, even a `<script>` tag. Render it as text (textContent, or your template's escaping), never as HTML. */
                     title: string;
-                    /** @description HTML; sanitised before it is stored, and refused when nothing is left (only a script, say) */
+                    /** @description HTML, sanitised when stored: an allow-list of formatting tags and attributes; no scripts, event handlers, styles, iframes or javascript: URLs. Safe to insert as HTML; everything else in a blog or comment is plain text. Refused when nothing is left once sanitised (only a script, say). */
                     content: string;
                     /**
                      * @default draft
@@ -1665,7 +1688,7 @@ export interface operations {
                  */
                 limit?: components["parameters"]["Limit"];
                 /**
-                 * @description How many to skip; default 0. Give it at most once.
+                 * @description How many to skip; default 0. Give it at most once. At most 100000 (a bound of this API, beyond the spec's "minimum 0": a skip costs the database work in proportion, and larger numbers would lose precision); a larger offset answers 400 ValidationError.
                  * @example 0
                  */
                 offset?: components["parameters"]["Offset"];
@@ -1830,8 +1853,9 @@ export interface operations {
         requestBody?: {
             content: {
                 "multipart/form-data": {
+                    /** @description Trimmed. Plain text, returned exactly as sent: it may contain "<", ">", "&" or quotes, even a `<script>` tag. Render it as text (textContent, or your template's escaping), never as HTML. */
                     title?: string;
-                    /** @description HTML; sanitised before it is stored, and refused when nothing is left (only a script, say) */
+                    /** @description HTML, sanitised when stored: an allow-list of formatting tags and attributes; no scripts, event handlers, styles, iframes or javascript: URLs. Safe to insert as HTML; everything else in a blog or comment is plain text. Refused when nothing is left once sanitised (only a script, say). */
                     content?: string;
                     /** @enum {string} */
                     status?: "draft" | "published";
@@ -2144,7 +2168,7 @@ export interface operations {
                  */
                 limit?: components["parameters"]["Limit"];
                 /**
-                 * @description How many to skip; default 0. Give it at most once.
+                 * @description How many to skip; default 0. Give it at most once. At most 100000 (a bound of this API, beyond the spec's "minimum 0": a skip costs the database work in proportion, and larger numbers would lose precision); a larger offset answers 400 ValidationError.
                  * @example 0
                  */
                 offset?: components["parameters"]["Offset"];
@@ -2239,7 +2263,7 @@ export interface operations {
                  *     }
                  */
                 "application/json": {
-                    /** @description Plain text, trimmed */
+                    /** @description Trimmed. Plain text, returned exactly as sent: it may contain "<", ">", "&" or quotes, even a `<script>` tag. Render it as text (textContent, or your template's escaping), never as HTML. */
                     content: string;
                 };
             };

@@ -46,6 +46,9 @@ const environmentSchema = z.object({
   BCRYPT_COST: integer(12, 4, 15),
   RATE_LIMIT_MAX: integer(60, 1),
   RATE_LIMIT_WINDOW_MS: integer(60_000, 1000),
+  LOGIN_MAX_FAILURES_PER_ACCOUNT: integer(10, 1),
+  LOGIN_MAX_FAILURES_PER_IP: integer(100, 1),
+  LOGIN_FAILURE_WINDOW: duration('15m'),
   CORS_ORIGINS: list,
   TRUST_PROXY: optionalString,
   LOG_LEVEL: z.preprocess(emptyToUndefined, z.enum(['silent', 'error', 'warn', 'info', 'http', 'debug']).optional()),
@@ -90,8 +93,12 @@ export interface Config {
   env: 'development' | 'test' | 'production';
   isProduction: boolean;
   port: number;
-  /** Absolute base URL of the service (e.g. https://api.example.com); derived from each request when unset. */
-  publicUrl?: string;
+  /**
+   * Absolute base URL of the service (e.g. https://api.example.com), for every link the API hands out
+   * (banner URLs, the root's `docs`). Never derived from a request: a Host header is the client's to set.
+   * PUBLIC_URL; required in production, http://localhost:<PORT> otherwise.
+   */
+  publicUrl: string;
   mongodb: { uri?: string; serverApi: boolean };
   jwt: {
     accessSecret: string;
@@ -102,6 +109,8 @@ export interface Config {
   adminEmails: ReadonlySet<string>;
   bcryptCost: number;
   rateLimit: { max: number; windowMs: number };
+  /** Failed logins allowed per account and per client IP within a window, before login answers 429 until it ends. */
+  loginThrottle: { maxFailuresPerAccount: number; maxFailuresPerIp: number; windowMs: number };
   corsOrigins: readonly string[];
   trustProxy: TrustProxy;
   logLevel: string;
@@ -181,6 +190,8 @@ export function loadConfig(environment: NodeJS.ProcessEnv = process.env): Loaded
     throw new ConfigError(`BCRYPT_COST: must be at least ${MIN_BCRYPT_COST} (lower costs are allowed only when NODE_ENV=test)`);
   }
   if (isProduction && !env.MONGODB_URI) throw new ConfigError('MONGODB_URI is required when NODE_ENV=production');
+  // Links built from the Host header would point readers wherever a client said (a stored banner URL included).
+  if (isProduction && !env.PUBLIC_URL) throw new ConfigError('PUBLIC_URL is required when NODE_ENV=production');
   const accessSecret = resolveSecret('JWT_ACCESS_SECRET', env.JWT_ACCESS_SECRET, isProduction, warnings);
   const refreshSecret = resolveSecret('JWT_REFRESH_SECRET', env.JWT_REFRESH_SECRET, isProduction, warnings);
   if (accessSecret === refreshSecret) throw new ConfigError('JWT_ACCESS_SECRET and JWT_REFRESH_SECRET must differ');
@@ -189,7 +200,7 @@ export function loadConfig(environment: NodeJS.ProcessEnv = process.env): Loaded
     env: env.NODE_ENV,
     isProduction,
     port: env.PORT,
-    publicUrl: env.PUBLIC_URL?.replace(/\/+$/, ''),
+    publicUrl: (env.PUBLIC_URL ?? `http://localhost:${env.PORT}`).replace(/\/+$/, ''),
     mongodb: { uri: env.MONGODB_URI, serverApi: env.MONGODB_SERVER_API },
     jwt: {
       accessSecret,
@@ -200,6 +211,11 @@ export function loadConfig(environment: NodeJS.ProcessEnv = process.env): Loaded
     adminEmails: new Set(env.ADMIN_EMAILS.map((email) => email.toLowerCase())),
     bcryptCost: env.BCRYPT_COST,
     rateLimit: { max: env.RATE_LIMIT_MAX, windowMs: env.RATE_LIMIT_WINDOW_MS },
+    loginThrottle: {
+      maxFailuresPerAccount: env.LOGIN_MAX_FAILURES_PER_ACCOUNT,
+      maxFailuresPerIp: env.LOGIN_MAX_FAILURES_PER_IP,
+      windowMs: env.LOGIN_FAILURE_WINDOW * 1000,
+    },
     corsOrigins: env.CORS_ORIGINS,
     trustProxy: parseTrustProxy(env.TRUST_PROXY),
     logLevel: env.LOG_LEVEL ?? (env.NODE_ENV === 'test' ? 'silent' : 'info'),

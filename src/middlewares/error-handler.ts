@@ -38,6 +38,8 @@ export function toHttpError(error: unknown): HttpError | undefined {
         return new BadRequest('Request body could not be read');
     }
   }
+  const malformedRequest = malformedRequestError(error);
+  if (malformedRequest) return malformedRequest;
   if (error instanceof StorageError) return new BadGateway('Banner storage is unavailable, please try again later');
   if (error instanceof mongoose.Error.DocumentNotFoundError) return new NotFound('Resource not found');
   if (error instanceof mongoose.Error.CastError) return new BadRequest(`Invalid value for ${error.path}`);
@@ -47,6 +49,26 @@ export function toHttpError(error: unknown): HttpError | undefined {
   }
   const duplicateField = duplicateKeyField(error);
   if (duplicateField) return RequestValidationError.forField(duplicateField, `This ${duplicateField} is already in use`);
+  return undefined;
+}
+
+/**
+ * Requests Express's own parts could not read, which carry a 4xx status but no body-parser `type`:
+ * a body that says `Content-Encoding: gzip` (or deflate, br) and is not (zlib's "incorrect header
+ * check", wrapped by body-parser as a 400), and a path with malformed percent-encoding (the router's
+ * URIError "Failed to decode param", status 400). The client's mistake: a 4xx in the spec's shape,
+ * with a message of ours (the library's would echo the raw input).
+ */
+function malformedRequestError(error: unknown): HttpError | undefined {
+  if (!(error instanceof Error)) return undefined;
+  const status = (error as { status?: unknown }).status;
+  if (typeof status !== 'number' || status < 400 || status > 499) return undefined;
+  if (error instanceof URIError) return new BadRequest('The URL contains malformed percent-encoding');
+  // zlib's errors (gzip, deflate: Z_DATA_ERROR; brotli: ERR__ERROR_FORMAT_...) carry a numeric errno and a code
+  const { code, errno } = error as { code?: unknown; errno?: unknown };
+  if (typeof code === 'string' && typeof errno === 'number' && (code.startsWith('Z_') || code.startsWith('ERR__'))) {
+    return new BadRequest('Request body could not be decompressed as its Content-Encoding says');
+  }
   return undefined;
 }
 

@@ -21,6 +21,12 @@ const userSchema = new Schema(
   {
     // unique: login, registration and profile updates look users up by username and email
     username: { type: String, required: true, unique: true, validate: maxCharacters(USER_LIMITS.username), trim: true },
+    // The username lower-cased, set on every save: its unique index makes usernames unique whatever
+    // their case ("ADMIN" beside "admin" is refused) while `username` keeps the case its owner chose.
+    // Sparse, because records older than this field have none until the start-up backfill
+    // (backfillUsernameKeys) gives them one. A collation index would do it too, but the offline
+    // stand-in database ignores collations; a plain normalised field works everywhere.
+    usernameKey: { type: String, unique: true, sparse: true },
     email: { type: String, required: true, unique: true, validate: maxCharacters(USER_LIMITS.email), lowercase: true, trim: true },
     password: { type: String, required: true, select: false },
     role: { type: String, enum: ROLES, default: 'user', required: true },
@@ -51,6 +57,10 @@ const userSchema = new Schema(
     },
   },
 );
+
+userSchema.pre('validate', function setUsernameKey() {
+  if (typeof this.username === 'string') this.usernameKey = this.username.toLowerCase();
+});
 
 // GET /users/ lists newest accounts first
 userSchema.index({ createdAt: -1, _id: -1 });

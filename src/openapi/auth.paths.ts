@@ -1,5 +1,6 @@
 /** /auth: register, login, refresh and logout. */
 import { ROLES, USER_LIMITS } from '../models/user.model';
+import { LOGIN_THROTTLE_MESSAGE } from '../middlewares/login-throttle';
 import { PASSWORD_LIMITS } from '../validators/auth.validators';
 import {
   BEARER,
@@ -90,6 +91,13 @@ export const authPaths: Paths = {
           '404': respond('No account has this email', json(schemaRef('Error'), { code: 'NotFound', message: 'User not found' })),
           ...JSON_BODY_RESPONSES,
           ...COMMON_RESPONSES,
+          '429': respond(
+            'The global rate limit, or too many failed logins: LOGIN_MAX_FAILURES_PER_ACCOUNT for this account (from any ' +
+              'address) or LOGIN_MAX_FAILURES_PER_IP from this address, within LOGIN_FAILURE_WINDOW. Wait Retry-After ' +
+              'seconds; a successful login clears the account\'s count, and no lock outlasts its window.',
+            json(schemaRef('RateLimited'), { error: LOGIN_THROTTLE_MESSAGE }),
+            { headers: { 'Retry-After': ref('headers', 'RetryAfter') } },
+          ),
         },
       },
       'Accepted for symmetry with register, and ignored',

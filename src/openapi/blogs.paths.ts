@@ -57,6 +57,17 @@ const exampleComment = {
 
 const count = { type: 'integer', minimum: 0 };
 
+/**
+ * Security note for clients, on every field a reader sees: titles and comments are plain text kept
+ * exactly as sent (`<script>` included), while blog content is HTML sanitised on the way in.
+ */
+export const PLAIN_TEXT =
+  'Plain text, returned exactly as sent: it may contain "<", ">", "&" or quotes, even a `<script>` tag. ' +
+  'Render it as text (textContent, or your template\'s escaping), never as HTML.';
+export const SANITISED_HTML =
+  'HTML, sanitised when stored: an allow-list of formatting tags and attributes; no scripts, event handlers, ' +
+  'styles, iframes or javascript: URLs. Safe to insert as HTML; everything else in a blog or comment is plain text.';
+
 export const blogSchemas: Record<string, JsonSchema> = {
   Blog: {
     type: 'object',
@@ -67,9 +78,9 @@ export const blogSchemas: Record<string, JsonSchema> = {
     additionalProperties: false,
     properties: {
       _id: schemaRef('ObjectId'),
-      title: { type: 'string', minLength: 1, maxLength: LIMITS.title },
+      title: { type: 'string', minLength: 1, maxLength: LIMITS.title, description: PLAIN_TEXT },
       slug: { type: 'string', minLength: 1, description: 'URL-friendly, unique, generated from the title' },
-      content: { type: 'string', description: 'Sanitised HTML' },
+      content: { type: 'string', description: SANITISED_HTML },
       banner: {
         type: 'object',
         required: ['url', 'width', 'height'],
@@ -98,7 +109,7 @@ export const blogSchemas: Record<string, JsonSchema> = {
       _id: schemaRef('ObjectId'),
       blog: schemaRef('ObjectId'),
       author,
-      content: { type: 'string', minLength: 1, maxLength: LIMITS.comment },
+      content: { type: 'string', minLength: 1, maxLength: LIMITS.comment, description: PLAIN_TEXT },
       createdAt: schemaRef('DateTime'),
       updatedAt: schemaRef('DateTime'),
     },
@@ -118,13 +129,13 @@ const bannerImage = {
 };
 /** Text fields are trimmed before their bounds are checked: blank input is refused. */
 const NOT_BLANK = '\\S';
-const title = { type: 'string', minLength: 1, maxLength: LIMITS.title, pattern: NOT_BLANK };
+const title = { type: 'string', minLength: 1, maxLength: LIMITS.title, pattern: NOT_BLANK, description: `Trimmed. ${PLAIN_TEXT}` };
 const content = {
   type: 'string',
   minLength: 1,
   maxLength: LIMITS.content,
   pattern: NOT_BLANK,
-  description: 'HTML; sanitised before it is stored, and refused when nothing is left (only a script, say)',
+  description: `${SANITISED_HTML} Refused when nothing is left once sanitised (only a script, say).`,
 };
 const multipart = (schema: JsonSchema) => ({
   'multipart/form-data': { schema, encoding: { banner_image: { contentType: 'image/png, image/jpeg, image/webp' } } },
@@ -309,7 +320,7 @@ export const commentPaths: Paths = {
           {
             type: 'object',
             required: ['content'],
-            properties: { content: { type: 'string', minLength: 1, maxLength: LIMITS.comment, pattern: NOT_BLANK, description: 'Plain text, trimmed' } },
+            properties: { content: { type: 'string', minLength: 1, maxLength: LIMITS.comment, pattern: NOT_BLANK, description: `Trimmed. ${PLAIN_TEXT}` } },
           },
           { content: 'Nice post!' },
         ),

@@ -85,13 +85,21 @@ const socialLinks: JsonSchema = {
   additionalProperties: false,
 };
 
+/** Names are shown to readers as they were typed: say so where clients look (see docs/security.md). */
+const PLAIN_TEXT_NAME = 'Plain text, returned exactly as sent; render it as text, never as HTML.';
+
 const userProperties = {
   _id: schemaRef('ObjectId'),
-  username: { type: 'string', minLength: 1, maxLength: USER_LIMITS.username },
+  username: {
+    type: 'string',
+    minLength: 1,
+    maxLength: USER_LIMITS.username,
+    description: 'Unique whatever its case ("Ada" and "ada" cannot both exist); shown in the case its owner chose',
+  },
   email: { type: 'string', format: 'email', maxLength: USER_LIMITS.email },
   role: { type: 'string', enum: [...ROLES] },
-  firstName: { type: 'string', maxLength: USER_LIMITS.name, description: 'Absent when not set' },
-  lastName: { type: 'string', maxLength: USER_LIMITS.name, description: 'Absent when not set' },
+  firstName: { type: 'string', maxLength: USER_LIMITS.name, description: `Absent when not set. ${PLAIN_TEXT_NAME}` },
+  lastName: { type: 'string', maxLength: USER_LIMITS.name, description: `Absent when not set. ${PLAIN_TEXT_NAME}` },
   socialLinks: schemaRef('SocialLinks'),
   createdAt: schemaRef('DateTime'),
   updatedAt: schemaRef('DateTime'),
@@ -105,7 +113,7 @@ export const page = (items: string, itemSchema: JsonSchema): JsonSchema => ({
   additionalProperties: false,
   properties: {
     limit: { type: 'integer', minimum: 1, maximum: PAGINATION.maxLimit },
-    offset: { type: 'integer', minimum: 0 },
+    offset: { type: 'integer', minimum: 0, maximum: PAGINATION.maxOffset },
     total: { type: 'integer', minimum: 0, description: 'How many exist in all, across pages' },
     [items]: { type: 'array', maxItems: PAGINATION.maxLimit, items: itemSchema },
   },
@@ -245,8 +253,11 @@ export const parameters: Record<string, ParameterObject> = {
   Offset: {
     name: 'offset',
     in: 'query',
-    description: `How many to skip; default ${PAGINATION.defaultOffset}. Give it at most once.`,
-    schema: { type: 'integer', minimum: 0, default: PAGINATION.defaultOffset },
+    description:
+      `How many to skip; default ${PAGINATION.defaultOffset}. Give it at most once. At most ${PAGINATION.maxOffset} ` +
+      '(a bound of this API, beyond the spec\'s "minimum 0": a skip costs the database work in proportion, and larger ' +
+      'numbers would lose precision); a larger offset answers 400 ValidationError.',
+    schema: { type: 'integer', minimum: 0, maximum: PAGINATION.maxOffset, default: PAGINATION.defaultOffset },
     example: 0,
   },
   UserId: { name: 'userId', in: 'path', required: true, description: 'The user\'s _id', schema: schemaRef('ObjectId') },

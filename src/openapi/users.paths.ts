@@ -7,7 +7,7 @@ import type { JsonSchema, Paths } from './types';
 const name = (label: string): JsonSchema => ({
   type: 'string',
   maxLength: USER_LIMITS.name,
-  description: `${label}; "" removes it`,
+  description: `${label}; "" removes it. Plain text, returned exactly as sent: render it as text, never as HTML.`,
 });
 
 const socialLink: JsonSchema = {
@@ -27,6 +27,7 @@ const profileUpdate: JsonSchema = {
       minLength: 1,
       maxLength: USER_LIMITS.username,
       pattern: '^[A-Za-z0-9._-]+$',
+      description: 'Unique whatever its case: "ADMIN" is refused (400) when "admin" exists; kept in the case given',
     },
     email: emailSchema,
     password: { ...passwordSchema, description: `${passwordSchema.description}; ends the user's other sessions` },

@@ -2,6 +2,9 @@
  * Decides what an uploaded banner really is. The type comes from the file's own first bytes (its magic
  * number), never from its name or the client's Content-Type; then the whole image is decoded, so a
  * truncated or corrupt file is refused here instead of being published, and its real pixel size is known.
+ * What is stored is not the upload but its pixels encoded afresh in the same format: metadata (EXIF,
+ * GPS, XMP, ICC, PNG text chunks) and anything hidden after the image's end (a script after IEND)
+ * are gone, so a banner serves only as the picture it shows.
  */
 import sharp from 'sharp';
 
@@ -17,6 +20,14 @@ export interface BannerImage {
   width: number;
   height: number;
 }
+
+/** A banner that passed inspection, with the bytes to store: its pixels re-encoded, without metadata. */
+export interface InspectedBanner extends BannerImage {
+  data: Buffer;
+}
+
+/** JPEG and WebP are lossy: re-encoding at high quality keeps a banner visually unchanged. */
+const LOSSY_QUALITY = 90;
 
 const SIGNATURES: { extension: BannerImage['extension']; mimeType: string; matches: (bytes: Buffer) => boolean }[] = [
   {
@@ -35,17 +46,23 @@ const SIGNATURES: { extension: BannerImage['extension']; mimeType: string; match
 /** Why a file was refused, in words for the client. */
 export class InvalidImageError extends Error {}
 
-export async function inspectBannerImage(data: Buffer): Promise<BannerImage> {
-  const signature = SIGNATURES.find((candidate) => candidate.matches(data));
+export async function inspectBannerImage(upload: Buffer): Promise<InspectedBanner> {
+  const signature = SIGNATURES.find((candidate) => candidate.matches(upload));
   if (!signature) throw new InvalidImageError('Banner image must be a PNG, JPEG or WebP image');
   try {
-    const image = sharp(data, { failOn: 'truncated', limitInputPixels: BANNER_LIMITS.pixels });
+    const image = sharp(upload, { failOn: 'truncated', limitInputPixels: BANNER_LIMITS.pixels });
     const metadata = await image.metadata();
     // The decoder must agree with the signature (a PNG header glued onto something else is not a PNG).
     if (metadata.format !== signature.extension || !metadata.width || !metadata.height) throw new Error(`decoded as ${metadata.format}`);
-    // stats() decodes every pixel: the cheapest way to prove the whole file is readable.
-    await image.stats();
-    return { extension: signature.extension, mimeType: signature.mimeType, width: metadata.width, height: metadata.height };
+    // Re-encoding decodes every pixel, which also proves the whole file readable. rotate() applies the EXIF
+    // orientation to the pixels, since the tag itself is dropped with the rest of the metadata (sharp keeps none
+    // unless asked to).
+    const reencoded = image.rotate();
+    if (signature.extension === 'png') reencoded.png();
+    else if (signature.extension === 'jpeg') reencoded.jpeg({ quality: LOSSY_QUALITY, mozjpeg: false });
+    else reencoded.webp({ quality: LOSSY_QUALITY });
+    const { data, info } = await reencoded.toBuffer({ resolveWithObject: true });
+    return { extension: signature.extension, mimeType: signature.mimeType, width: info.width, height: info.height, data };
   } catch (error) {
     if (error instanceof Error && /pixel limit/i.test(error.message)) {
       throw new InvalidImageError(`Banner image must have at most ${BANNER_LIMITS.pixels} pixels`);

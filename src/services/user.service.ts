@@ -8,9 +8,16 @@ import type { Types } from 'mongoose';
 import { AuthenticationError, RequestValidationError } from '../errors/http-errors';
 import { SessionModel } from '../models/session.model';
 import { ACTIVE_ACCOUNT, SOCIAL_NETWORKS, USER_LIMITS, UserModel, type Role, type SocialNetwork, type UserDocument } from '../models/user.model';
-import { duplicateKeyField } from '../lib/mongo-errors';
+import type { Logger } from '../lib/logger';
+import { duplicateKeyField, isDuplicateKeyError } from '../lib/mongo-errors';
 
 const USERNAME_ATTEMPTS = 8;
+
+/** The field a duplicate-key error on users is about, as clients know it: `usernameKey` is `username` lower-cased. */
+function duplicateUserField(error: unknown): string | undefined {
+  const field = duplicateKeyField(error);
+  return field === 'usernameKey' ? 'username' : field;
+}
 const SUFFIX_LENGTH = 6;
 
 /**
@@ -31,6 +38,13 @@ function usernameCandidate(base: string, attempt: number): string {
 
 export function createUserService(options: { bcryptCost: number }) {
   const hashPassword = (password: string) => bcrypt.hash(password, options.bcryptCost);
+  /**
+   * A hash no password matches, at the configured cost. Login compares against it when the email is
+   * unknown, so an unknown email takes as long to answer as a wrong password (no timing oracle of
+   * which emails have accounts; the 404 itself is the spec's).
+   */
+  const dummyHash = hashPassword(randomBytes(32).toString('hex'));
+  dummyHash.catch(() => undefined); // awaited (and so reported) by the first login that needs it
 
   /**
    * Creates a user whose username derives from the email. The unique index decides collisions,
@@ -43,7 +57,7 @@ export function createUserService(options: { bcryptCost: number }) {
       try {
         return await UserModel.create({ ...fields, password, username: usernameCandidate(base, attempt) });
       } catch (error) {
-        const field = duplicateKeyField(error);
+        const field = duplicateUserField(error);
         if (field === 'email') throw RequestValidationError.forField('email', 'This email is already in use', 'body', fields.email);
         if (field !== 'username' || attempt + 1 >= USERNAME_ATTEMPTS) throw error;
       }
@@ -56,6 +70,11 @@ export function createUserService(options: { bcryptCost: number }) {
   }
 
   const passwordMatches = (user: UserDocument, password: string) => bcrypt.compare(password, user.password);
+
+  /** Spends the time of a password check for an email without an account (see dummyHash). */
+  async function comparePasswordOfUnknownUser(password: string): Promise<void> {
+    await bcrypt.compare(password, await dummyHash);
+  }
 
   /**
    * Applies a profile update given in the request's flat shape (first_name, website, ...).
@@ -74,7 +93,7 @@ export function createUserService(options: { bcryptCost: number }) {
     try {
       await user.save();
     } catch (error) {
-      const field = duplicateKeyField(error);
+      const field = duplicateUserField(error);
       if (field === 'email' || field === 'username') {
         throw RequestValidationError.forField(field, `This ${field} is already in use`, 'body', String(update[field]));
       }
@@ -83,7 +102,7 @@ export function createUserService(options: { bcryptCost: number }) {
     return { passwordChanged: update.password !== undefined };
   }
 
-  return { createUser, findUserByEmailWithPassword, passwordMatches, updateProfile };
+  return { createUser, findUserByEmailWithPassword, passwordMatches, comparePasswordOfUnknownUser, updateProfile };
 }
 
 export type ProfileUpdate = Partial<
@@ -91,6 +110,34 @@ export type ProfileUpdate = Partial<
 >;
 
 export type UserService = ReturnType<typeof createUserService>;
+
+/**
+ * Gives every user saved before `usernameKey` existed its key (the username lower-cased), so the
+ * case-insensitive uniqueness covers old records too. Run at start-up, before the API serves; once
+ * done it finds nothing to do (one pass over the users collection). Two old records that differ only
+ * in case cannot both have the key: the later one keeps none and is logged, for an operator to rename
+ * (it still signs in). A failure is logged and start-up goes on: the next start tries again.
+ */
+export async function backfillUsernameKeys(logger: Logger): Promise<void> {
+  let fixed = 0;
+  try {
+    const missing = UserModel.find({ usernameKey: { $exists: false } }).select('_id username').lean().cursor();
+    for await (const user of missing) {
+      try {
+        await UserModel.updateOne({ _id: user._id }, { $set: { usernameKey: user.username.toLowerCase() } }, { timestamps: false });
+        fixed += 1;
+      } catch (error) {
+        if (!isDuplicateKeyError(error)) throw error;
+        logger.warn('users: a username differs from another only in case; rename one of them', { userId: String(user._id), username: user.username });
+      }
+    }
+  } catch (error) {
+    logger.error('users: could not add case-insensitive username keys; the next start tries again', {
+      error: error instanceof Error ? error.message : String(error),
+    });
+  }
+  if (fixed > 0) logger.info('users: case-insensitive username keys added to older accounts', { count: fixed });
+}
 
 /** Steps run, in order, when an account is deleted; later features add theirs (blogs, likes, comments). */
 export type AccountCleanup = (userId: Types.ObjectId) => Promise<void>;

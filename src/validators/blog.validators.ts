@@ -5,11 +5,11 @@ import { BLOG_LIMITS, BLOG_STATUSES } from '../models/blog.model';
 import { COMMENT_LIMITS } from '../models/comment.model';
 import { BANNER_FIELD } from '../middlewares/upload';
 import { sanitizeBlogContent } from '../services/blog-content';
-import { inspectBannerImage, InvalidImageError, type BannerImage } from '../services/banner-image';
+import { inspectBannerImage, InvalidImageError, type InspectedBanner } from '../services/banner-image';
 import { objectIdParam, optionalString, pagination, requiredString } from './common.validators';
 
 /** What the banner check learnt of the uploaded file, for the controller. */
-const inspectedBanners = new WeakMap<Request, BannerImage>();
+const inspectedBanners = new WeakMap<Request, InspectedBanner>();
 export const inspectedBannerOf = (req: Request) => inspectedBanners.get(req);
 
 /**

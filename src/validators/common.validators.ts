@@ -5,7 +5,12 @@
  */
 import { body, param, query, type ValidationChain } from 'express-validator';
 
-export const PAGINATION = { defaultLimit: 20, maxLimit: 50, defaultOffset: 0 } as const;
+/**
+ * `maxOffset` is ours, not the spec's (which gives only "minimum 0"): an offset is handed to the
+ * database as a skip, so an unbounded one is work without end, and beyond 2^53 it is not even the
+ * number sent (a lossy double). Documented on the `offset` parameter of the contract.
+ */
+export const PAGINATION = { defaultLimit: 20, maxLimit: 50, defaultOffset: 0, maxOffset: 100_000 } as const;
 
 /**
  * The JSON body, when there is one, must be an object: express.json also parses arrays and, for
@@ -43,13 +48,16 @@ export function objectIdParam(name: string, label: string): ValidationChain {
 const singleQuery = (name: string, label: string) =>
   query(name).optional().not().isArray().withMessage(`${label} must be given once`).bail();
 
-/** `limit` 1..50 and `offset` >= 0 as integers; controllers apply the defaults (20, 0). */
+/** `limit` 1..50 and `offset` 0..100,000 as integers; controllers apply the defaults (20, 0). */
 export const pagination: ValidationChain[] = [
   singleQuery('limit', 'Limit')
     .isInt({ min: 1, max: PAGINATION.maxLimit })
     .withMessage(`Limit must be an integer between 1 and ${PAGINATION.maxLimit}`)
     .toInt(),
-  singleQuery('offset', 'Offset').isInt({ min: 0 }).withMessage('Offset must be a non-negative integer').toInt(),
+  singleQuery('offset', 'Offset')
+    .isInt({ min: 0, max: PAGINATION.maxOffset })
+    .withMessage(`Offset must be an integer between 0 and ${PAGINATION.maxOffset}`)
+    .toInt(),
 ];
 
 export function paginationOf(data: Record<string, unknown>): { limit: number; offset: number } {

@@ -7,7 +7,7 @@
  *   node tools/live-server/start.js --ready-file FILE
  *
  * Writes the base URL (http://127.0.0.1:PORT) to FILE once it answers, and runs until SIGTERM/SIGINT.
- * The environment may set RATE_LIMIT_MAX, ADMIN_EMAILS, PORT (default: a free port) and LOG_LEVEL.
+ * The environment may set RATE_LIMIT_MAX, LOGIN_MAX_FAILURES_PER_*, ADMIN_EMAILS, PORT (default: a free port) and LOG_LEVEL.
  */
 'use strict';
 const { randomBytes } = require('node:crypto');

@@ -4,6 +4,7 @@ import { matchedData } from 'express-validator';
 import type { Config } from '../../config';
 import { AuthenticationError, AuthorizationError, NotFound, RequestValidationError } from '../../errors/http-errors';
 import { currentUser } from '../../middlewares/authenticate';
+import type { LoginThrottle } from '../../middlewares/login-throttle';
 import type { Role, UserDocument } from '../../models/user.model';
 import type { IssuedSession, SessionService } from '../../services/session.service';
 import type { UserService } from '../../services/user.service';
@@ -14,11 +15,12 @@ export const REFRESH_COOKIE_PATH = '/api/v1/auth';
 
 interface AuthControllerDeps {
   config: Config;
+  loginThrottle: Pick<LoginThrottle, 'clearFailuresOfAccount'>;
   sessions: SessionService;
   users: UserService;
 }
 
-export function createAuthController({ config, sessions, users }: AuthControllerDeps) {
+export function createAuthController({ config, loginThrottle, sessions, users }: AuthControllerDeps) {
   const cookieOptions: CookieOptions = {
     httpOnly: true,
     secure: config.isProduction,
@@ -44,10 +46,15 @@ export function createAuthController({ config, sessions, users }: AuthController
     async login(req: Request, res: Response) {
       const { email, password } = matchedData<{ email: string; password: string }>(req);
       const user = await users.findUserByEmailWithPassword(email);
-      if (!user) throw new NotFound('User not found').refusingAuthentication('unknown_email');
+      if (!user) {
+        // as slow as a wrong password, so the answer's timing does not tell which emails have accounts
+        await users.comparePasswordOfUnknownUser(password);
+        throw new NotFound('User not found').refusingAuthentication('unknown_email');
+      }
       if (!(await users.passwordMatches(user, password))) {
         throw RequestValidationError.forField('password', 'Email or password is incorrect').refusingAuthentication('wrong_password');
       }
+      await loginThrottle.clearFailuresOfAccount(req);
       sendLogin(res, 200, user, await sessions.openSession(user._id));
     },
 

@@ -2,7 +2,6 @@
 import type { Request, Response } from 'express';
 import { matchedData } from 'express-validator';
 import type { Config } from '../../config';
-import { publicBaseUrl } from '../../lib/public-url';
 import { currentUser } from '../../middlewares/authenticate';
 import type { BlogStatus } from '../../models/blog.model';
 import type { BannerInput, BlogService } from '../../services/blog.service';
@@ -17,11 +16,12 @@ interface BlogForm {
 }
 
 export function createBlogController({ blogs, config }: { blogs: BlogService; config: Config }) {
-  /** The uploaded banner, when the validators found one and proved it an image. */
+  /** The uploaded banner, when the validators found one, proved it an image and re-encoded it. */
   function bannerOf(req: Request): BannerInput | undefined {
     const image = inspectedBannerOf(req);
     if (!req.file || !image) return undefined;
-    return { data: req.file.buffer, image, baseUrl: publicBaseUrl(req, config.publicUrl) };
+    // the re-encoded pixels, never the uploaded bytes; links from the configuration, never from the Host header
+    return { data: image.data, image, baseUrl: config.publicUrl };
   }
 
   return {

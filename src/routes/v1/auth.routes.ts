@@ -8,7 +8,7 @@ export function authRoutes(deps: RouteDeps): Router {
   const auth = createAuthController(deps);
   const router = Router();
   router.post('/register', registerValidators, validate, auth.register);
-  router.post('/login', loginValidators, validate, auth.login);
+  router.post('/login', deps.loginThrottle.perIp, loginValidators, validate, deps.loginThrottle.perAccount, auth.login);
   router.post('/refresh-token', requireRefreshCookie, refreshCookieValidators, validate, auth.refreshToken);
   router.post('/logout', deps.authenticate, requireRefreshCookie, refreshCookieValidators, validate, auth.logout);
   return router;

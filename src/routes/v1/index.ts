@@ -2,6 +2,7 @@
 import { Router, type RequestHandler } from 'express';
 import type { Config } from '../../config';
 import { createRootController } from '../../controllers/v1/root.controller';
+import type { LoginThrottle } from '../../middlewares/login-throttle';
 import type { OpenApiDocument } from '../../openapi/types';
 import type { BlogService } from '../../services/blog.service';
 import type { SessionService } from '../../services/session.service';
@@ -19,6 +20,8 @@ export interface RouteDeps {
   users: UserService;
   blogs: BlogService;
   authenticate: RequestHandler;
+  /** Brute-force resistance for POST /auth/login (see middlewares/login-throttle.ts). */
+  loginThrottle: LoginThrottle;
   accountCleanups: readonly AccountCleanup[];
   openApiDocument: OpenApiDocument;
 }

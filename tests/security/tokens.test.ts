@@ -1,8 +1,8 @@
 import jwt from 'jsonwebtoken';
 import request from 'supertest';
-import { SessionModel } from '../src/models/session.model';
-import { createTestContext, type TestContext } from './helpers/test-app';
-import { bearer, registerAdmin, registerUser } from './helpers/users';
+import { SessionModel } from '../../src/models/session.model';
+import { createTestContext, type TestContext } from '../helpers/test-app';
+import { bearer, registerAdmin, registerUser } from '../helpers/users';
 
 let ctx: TestContext;
 beforeAll(async () => {
@@ -143,7 +143,13 @@ describe('HTTP hardening', () => {
 describe('in production', () => {
   it('marks the refresh cookie Secure', async () => {
     // MONGODB_URI is only checked for presence here; the app uses this file's database connection.
-    const production = ctx.buildApp({ NODE_ENV: 'production', BCRYPT_COST: '10', MONGODB_URI: 'mongodb://unused.invalid/', LOG_LEVEL: 'silent' });
+    const production = ctx.buildApp({
+      NODE_ENV: 'production',
+      MONGODB_URI: 'mongodb://unused.invalid/',
+      PUBLIC_URL: 'https://blog.example.com',
+      BCRYPT_COST: '10',
+      LOG_LEVEL: 'silent',
+    });
     const response = await request(production.app)
       .post('/api/v1/auth/register')
       .send({ email: 'prod.user@example.com', password: 'password123' });

@@ -1,0 +1,96 @@
+/**
+ * Brute-force resistance for POST /auth/login, besides the global rate limit (which counts every
+ * request of an IP, and so lets many addresses guess one password each without end):
+ *
+ * - per client IP: at most `maxFailuresPerIp` failed logins per window (any account, unknown emails too);
+ * - per account (the normalised email): at most `maxFailuresPerAccount` failed logins per window, from
+ *   any number of addresses. A successful login for that account clears its count.
+ *
+ * Past either bound, login answers 429 in the spec's shape (`{error}`) with Retry-After, until the
+ * window ends: a victim is locked out for a while at most, never for good. Counts live in the shared
+ * store (Redis) when there is one, so every instance sees them, and like the global limit they fail
+ * open: a store outage lets logins through rather than stopping them.
+ */
+import type { Request, RequestHandler, Response } from 'express';
+import { MemoryStore, rateLimit, type Options, type RateLimitInfo, type Store } from 'express-rate-limit';
+import { matchedData } from 'express-validator';
+import type { Logger } from '../lib/logger';
+
+export interface LoginThrottleOptions {
+  maxFailuresPerAccount: number;
+  maxFailuresPerIp: number;
+  windowMs: number;
+  /** Shared stores (Redis, one prefix each) when several instances run; in-process memory otherwise. */
+  stores?: { perAccount: Store; perIp: Store };
+  logger: Logger;
+}
+
+export interface LoginThrottle {
+  /** Before the validators: counts every failed login of the client's IP. */
+  perIp: RequestHandler;
+  /** After the validators (it keys on the validated, lower-cased email): counts logins per account. */
+  perAccount: RequestHandler;
+  /** For the login controller, on success: the account's count starts again (fails open, like the counting). */
+  clearFailuresOfAccount(req: Request): Promise<void>;
+}
+
+export const LOGIN_THROTTLE_MESSAGE = 'Too many failed sign-in attempts, please try again later.';
+
+const succeeded = (_req: Request, res: Response) => res.statusCode < 400;
+
+export function createLoginThrottle(options: LoginThrottleOptions): LoginThrottle {
+  const { logger } = options;
+  const perIpStore = options.stores?.perIp ?? new MemoryStore();
+  const perAccountStore = options.stores?.perAccount ?? new MemoryStore();
+
+  const shared = (scope: 'ip' | 'account', property: string): Partial<Options> => ({
+    windowMs: options.windowMs,
+    // The global limiter's RateLimit-* headers stay those of the global limit; only a 429 says more.
+    standardHeaders: false,
+    legacyHeaders: false,
+    requestPropertyName: property,
+    passOnStoreError: true,
+    logger: {
+      error: (error, message) => logger.error(message ?? 'login throttle', { error: describeError(error) }),
+      warn: (error, message) => logger.warn(message ?? 'login throttle', { error: describeError(error) }),
+    },
+    handler: (req, res) => {
+      const info = (req as unknown as Record<string, RateLimitInfo | undefined>)[property];
+      const seconds = info?.resetTime ? Math.max(1, Math.ceil((info.resetTime.getTime() - Date.now()) / 1000)) : Math.ceil(options.windowMs / 1000);
+      logger.warn('login throttled', { scope, retryAfterSeconds: seconds });
+      res.set('Retry-After', String(seconds));
+      res.status(429).json({ error: LOGIN_THROTTLE_MESSAGE });
+    },
+  });
+
+  const perIp = rateLimit({
+    ...shared('ip', 'loginFailuresOfIp'),
+    limit: options.maxFailuresPerIp,
+    store: perIpStore,
+    // a success does not clear an address's count (one's own account would unlock guessing at others)
+    skipSuccessfulRequests: true,
+    requestWasSuccessful: succeeded,
+  });
+
+  const accountKey = (req: Request) => `account:${String(matchedData(req).email)}`;
+  const perAccount = rateLimit({
+    ...shared('account', 'loginFailuresOfAccount'),
+    limit: options.maxFailuresPerAccount,
+    store: perAccountStore,
+    keyGenerator: accountKey,
+  });
+  /** A successful login clears the account's count, before it answers: only consecutive failures lock. */
+  async function clearFailuresOfAccount(req: Request): Promise<void> {
+    try {
+      await perAccountStore.resetKey(accountKey(req));
+    } catch (error) {
+      logger.warn('login throttle: could not clear the count of an account', { error: describeError(error) });
+    }
+  }
+
+  return { perIp, perAccount, clearFailuresOfAccount };
+}
+
+function describeError(error: unknown) {
+  return error instanceof Error ? { name: error.name, message: error.message } : { value: String(error) };
+}

@@ -1,0 +1,174 @@
+/**
+ * Who may do what: every admin operation of the contract refused to a regular user, a comment deleted
+ * only by its author or an admin, drafts hidden on every path that reads or touches a blog, and
+ * forged or outlived tokens refused. Each refusal leaves the database as it was.
+ */
+import jwt from 'jsonwebtoken';
+import request from 'supertest';
+import { buildOpenApiDocument, operationsOf } from '../../src/openapi/document';
+import { createBlog } from '../helpers/blogs';
+import { createTestContext, type TestContext } from '../helpers/test-app';
+import { bearer, registerAdmin, registerUser, type SignedInUser } from '../helpers/users';
+import { expectCleanRefusal, expectDatabaseUnchanged } from './helpers';
+
+let ctx: TestContext;
+let admin: SignedInUser;
+let reader: SignedInUser;
+let draft: { _id: string; slug: string };
+let published: { _id: string; slug: string };
+beforeAll(async () => {
+  ctx = await createTestContext();
+  admin = await registerAdmin(ctx.app);
+  reader = await registerUser(ctx.app);
+  draft = await createBlog(ctx.app, admin, { title: 'A secret draft', status: 'draft' });
+  published = await createBlog(ctx.app, admin, { title: 'A published post', status: 'published' });
+});
+afterAll(() => ctx.close());
+
+const api = () => request(ctx.app);
+const call = (method: string, url: string) => (api() as unknown as Record<string, (url: string) => request.Test>)[method](url);
+
+describe('every admin operation of the contract, as a regular user', () => {
+  const adminOperations = operationsOf(buildOpenApiDocument().paths).filter(
+    ({ operation }) => (operation.responses['403'] as { $ref?: string } | undefined)?.$ref === '#/components/responses/Forbidden',
+  );
+
+  it('finds the admin operations in the contract', () => {
+    expect(adminOperations.map(({ method, template }) => `${method.toUpperCase()} ${template}`).sort()).toEqual([
+      'DELETE /blogs/{blogId}',
+      'DELETE /users/{userId}',
+      'GET /users/',
+      'GET /users/{userId}',
+      'POST /blogs/',
+      'PUT /blogs/{blogId}',
+    ]);
+  });
+
+  it.each(adminOperations.map(({ method, fullPath }) => [method.toUpperCase(), fullPath] as const))(
+    '%s %s answers 403 AuthorizationError and changes nothing',
+    async (method, fullPath) => {
+      const url = fullPath.replace('{blogId}', published._id).replace('{userId}', admin.user._id);
+      const response = await expectDatabaseUnchanged(() =>
+        call(method.toLowerCase(), url).set(bearer(reader)).send(method === 'GET' || method === 'DELETE' ? undefined : { title: 'Owned', role: 'admin' }),
+      );
+      expectCleanRefusal(response, 403);
+      expect(response.body.code).toBe('AuthorizationError');
+    },
+  );
+
+  it('refuses to register as admin without a whitelisted email, creating nothing', async () => {
+    const response = await expectDatabaseUnchanged(() =>
+      api().post('/api/v1/auth/register').send({ email: 'mallory@example.com', password: 'password123', role: 'admin' }),
+    );
+    expectCleanRefusal(response, 403);
+  });
+});
+
+describe('comments', () => {
+  it('a user cannot delete another user\'s comment; its author and an admin can', async () => {
+    const author = await registerUser(ctx.app);
+    const commentOn = async () =>
+      (await api().post(`/api/v1/comments/blog/${published._id}`).set(bearer(author)).send({ content: 'Mine' }).expect(201)).body.comment._id as string;
+    const commentId = await commentOn();
+
+    const response = await expectDatabaseUnchanged(() => api().delete(`/api/v1/comments/${commentId}`).set(bearer(reader)));
+    expectCleanRefusal(response, 403);
+
+    expect((await api().delete(`/api/v1/comments/${commentId}`).set(bearer(author))).status).toBe(204);
+    expect((await api().delete(`/api/v1/comments/${await commentOn()}`).set(bearer(admin))).status).toBe(204);
+  });
+});
+
+describe('drafts, for a regular user, on every path that reads or touches a blog', () => {
+  it('are absent from GET /blogs/ and GET /blogs/user/{userId}', async () => {
+    for (const url of ['/api/v1/blogs/?limit=50', `/api/v1/blogs/user/${admin.user._id}?limit=50`]) {
+      const response = await api().get(url).set(bearer(reader));
+      expect(response.status).toBe(200);
+      const ids = (response.body.blogs as Array<{ _id: string; status: string }>).map((blog) => blog._id);
+      expect(ids).toContain(published._id);
+      expect(ids).not.toContain(draft._id);
+      expect(response.text).not.toContain('A secret draft');
+    }
+  });
+
+  it.each([
+    ['GET', () => `/api/v1/blogs/${draft.slug}`],
+    ['GET', () => `/api/v1/comments/blog/${draft._id}`],
+    ['POST', () => `/api/v1/comments/blog/${draft._id}`],
+    ['POST', () => `/api/v1/likes/blog/${draft._id}`],
+    ['DELETE', () => `/api/v1/likes/blog/${draft._id}`],
+  ])('%s %s answers 404, counts no view and changes nothing', async (method, url) => {
+    const response = await expectDatabaseUnchanged(() => call(method.toLowerCase(), url()).set(bearer(reader)).send({ content: 'Peek' }));
+    expectCleanRefusal(response, 404);
+    expect(response.text).not.toContain('A secret draft');
+  });
+
+  it('are all visible to an admin', async () => {
+    expect((await api().get(`/api/v1/blogs/${draft.slug}`).set(bearer(admin))).status).toBe(200);
+  });
+});
+
+const decode = (token: string) => jwt.decode(token) as { sub: string; sid: string; exp: number; iat: number };
+const currentUserWith = (token: string) => api().get('/api/v1/users/current').set('Authorization', `Bearer ${token}`);
+
+describe('token forgeries', () => {
+  it('refuses a token whose payload was changed (another user\'s id), its signature left as it was', async () => {
+    const attacker = await registerUser(ctx.app);
+    const [header, , signature] = attacker.accessToken.split('.');
+    const claims = { ...decode(attacker.accessToken), sub: admin.user._id };
+    const tampered = `${header}.${Buffer.from(JSON.stringify(claims)).toString('base64url')}.${signature}`;
+    const response = await expectDatabaseUnchanged(() => currentUserWith(tampered));
+    expectCleanRefusal(response, 401);
+    // and with it no admin route either
+    expectCleanRefusal(await api().get('/api/v1/users/').set('Authorization', `Bearer ${tampered}`), 401);
+  });
+
+  it('refuses a token signed with a guessed secret, and one with alg "none" naming an admin', async () => {
+    const claims = decode(admin.accessToken);
+    for (const forged of [
+      jwt.sign({ sid: claims.sid }, 'secret', { algorithm: 'HS256', subject: claims.sub }),
+      jwt.sign({ sid: claims.sid }, '', { algorithm: 'none', subject: claims.sub }),
+    ]) {
+      const response = await expectDatabaseUnchanged(() => api().delete(`/api/v1/users/${reader.user._id}`).set('Authorization', `Bearer ${forged}`));
+      expectCleanRefusal(response, 401);
+    }
+  });
+
+  it('refuses the other sessions\' tokens after a password change, access and refresh alike', async () => {
+    const password = 'password123';
+    const owner = await registerUser(ctx.app, { password });
+    const stolen = (await api().post('/api/v1/auth/login').send({ email: owner.user.email, password }).expect(200)).body.accessToken as string;
+    const stolenCookie = (await api().post('/api/v1/auth/login').send({ email: owner.user.email, password }).expect(200)).headers['set-cookie'][0].split(';')[0];
+    await api().put('/api/v1/users/current').set(bearer(owner)).send({ password: 'a-new-password' }).expect(200);
+
+    expectCleanRefusal(await expectDatabaseUnchanged(() => currentUserWith(stolen)), 401);
+    expectCleanRefusal(await expectDatabaseUnchanged(() => api().post('/api/v1/auth/refresh-token').set('Cookie', stolenCookie)), 401);
+    // the session that changed it goes on
+    expect((await currentUserWith(owner.accessToken)).status).toBe(200);
+  });
+
+  it('refuses every token of an account deleted by its owner', async () => {
+    const owner = await registerUser(ctx.app);
+    await api().delete('/api/v1/users/current').set(bearer(owner)).expect(204);
+    expectCleanRefusal(await expectDatabaseUnchanged(() => currentUserWith(owner.accessToken)), 401);
+    expectCleanRefusal(await expectDatabaseUnchanged(() => api().post('/api/v1/auth/refresh-token').set('Cookie', owner.refreshCookie)), 401);
+  });
+
+  it('refuses a refresh cookie replayed after logout, and a second logout with it', async () => {
+    const owner = await registerUser(ctx.app);
+    await api().post('/api/v1/auth/logout').set(bearer(owner)).set('Cookie', owner.refreshCookie).expect(200);
+    expectCleanRefusal(await expectDatabaseUnchanged(() => api().post('/api/v1/auth/refresh-token').set('Cookie', owner.refreshCookie)), 401);
+    expectCleanRefusal(
+      await expectDatabaseUnchanged(() => api().post('/api/v1/auth/logout').set(bearer(owner)).set('Cookie', owner.refreshCookie)),
+      401,
+    );
+  });
+
+  it('refuses to log out another user\'s session with one\'s own access token', async () => {
+    const victim = await registerUser(ctx.app);
+    const attacker = await registerUser(ctx.app);
+    const response = await expectDatabaseUnchanged(() => api().post('/api/v1/auth/logout').set(bearer(attacker)).set('Cookie', victim.refreshCookie));
+    expectCleanRefusal(response, 401);
+    expect((await api().post('/api/v1/auth/refresh-token').set('Cookie', victim.refreshCookie)).status).toBe(200);
+  });
+});
