@@ -58,7 +58,10 @@ export function createApp({
   const blogs = createBlogService({ storage, logger });
 
   app.use(requestLogger({ logger, quietPaths: HEALTH_PATHS }));
-  app.use(helmet());
+  // Without upgrade-insecure-requests: over plain HTTP on any host but localhost (http://vm:3000/api/v1/docs)
+  // it would rewrite every asset of the reference page to https and leave it blank. HTTPS deployments
+  // upgrade with HSTS, which helmet still sends.
+  app.use(helmet({ contentSecurityPolicy: { directives: { upgradeInsecureRequests: null } } }));
   app.use(
     cors({
       origin: config.corsOrigins.length > 0 ? [...config.corsOrigins] : false,

@@ -5,6 +5,7 @@
 import 'dotenv/config';
 import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import path from 'node:path';
 import { createApp } from './app';
 import { ConfigError, loadConfig } from './config';
 import type { ReadinessCheck } from './controllers/health.controller';
@@ -15,10 +16,13 @@ import { closeRedis, createRedisRateLimitStore, openRedis, pingRedis, type Redis
 import { settleWithin } from './lib/timeout';
 import { createBannerStorage } from './services/storage';
 
+/** Where development keeps the JWT secrets it generates (git-ignored, like the local database under .data/). */
+const DEVELOPMENT_SECRETS_FILE = path.resolve(__dirname, '..', '.data', 'dev-secrets.json');
+
 async function main(): Promise<void> {
   let loaded;
   try {
-    loaded = loadConfig();
+    loaded = loadConfig(process.env, { developmentSecretsFile: DEVELOPMENT_SECRETS_FILE });
   } catch (error) {
     if (error instanceof ConfigError) {
       process.stderr.write(`Configuration error: ${error.message}\n`);
@@ -29,6 +33,15 @@ async function main(): Promise<void> {
   const { config, warnings } = loaded;
   const logger = createLogger({ level: config.logLevel, json: config.isProduction });
   warnings.forEach((warning) => logger.warn(warning));
+  logger.info(
+    config.corsOrigins.length > 0
+      ? `CORS: browsers may call with credentials from ${config.corsOrigins.join(', ')}`
+      : 'CORS: no browser origin allowed (set CORS_ORIGINS, e.g. http://localhost:5173)',
+  );
+  logger.info(
+    `refresh cookie: SameSite=${config.refreshCookie.sameSite}${config.refreshCookie.secure ? ', Secure' : ''}` +
+      (config.publicReads ? '; PUBLIC_READS: anonymous visitors may read published blogs and comments' : ''),
+  );
 
   let localDatabase: LocalDatabase | undefined;
   let uri = config.mongodb.uri;

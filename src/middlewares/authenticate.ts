@@ -16,12 +16,19 @@ export function authenticate(sessions: SessionService) {
     if (!match) throw new AuthenticationError('Access token required');
     const session = await sessions.findSessionOfAccessToken(match[1]);
     const user = session && (await UserModel.findOne({ _id: session.user, ...ACTIVE_ACCOUNT }));
-    if (!session || !user) throw new AuthenticationError('Access token is invalid or expired');
+    if (!session || !user) throw rejectedAccessToken(sessions, match[1]);
     req.user = user;
     req.sessionId = session._id;
     next();
   };
 }
+
+/**
+ * "expired" only when the token is ours and out of time, so a SPA knows to refresh; "invalid" for anything
+ * else (bad signature, logged out, account gone), for which refreshing is pointless.
+ */
+export const rejectedAccessToken = (sessions: SessionService, token: string) =>
+  new AuthenticationError(sessions.accessTokenExpired(token) ? 'Access token expired' : 'Access token is invalid');
 
 /** The signed-in user of a request that passed authenticate(). */
 export function currentUser(req: Request) {
