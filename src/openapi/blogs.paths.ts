@@ -174,6 +174,7 @@ export const blogPaths: Paths = {
         content: multipart({
           type: 'object',
           required: ['title', 'content', 'banner_image'],
+          additionalProperties: false,
           properties: { title, content, status, banner_image: bannerImage },
         }),
       },
@@ -229,6 +230,7 @@ export const blogPaths: Paths = {
         required: false,
         content: multipart({
           type: 'object',
+          additionalProperties: false,
           properties: {
             title,
             content,
@@ -309,6 +311,7 @@ export const commentPaths: Paths = {
           {
             type: 'object',
             required: ['content'],
+            additionalProperties: false,
             properties: { content: { type: 'string', minLength: 1, maxLength: LIMITS.comment, pattern: NOT_BLANK, description: 'Plain text, trimmed' } },
           },
           { content: 'Nice post!' },
