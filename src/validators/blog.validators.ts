@@ -89,4 +89,5 @@ export const addCommentValidators = [
     .withMessage(`Content must be 1 to ${COMMENT_LIMITS.content} characters`),
 ];
 export const listCommentsValidators = [...blogIdValidators, ...pagination];
+export const listAllCommentsValidators = pagination;
 export const commentIdValidators = [objectIdParam('commentId', 'Comment id')];
