@@ -174,5 +174,14 @@ describe('the reference page over plain HTTP', () => {
     expect(response.status).toBe(200);
     expect(response.headers['content-security-policy']).toContain("default-src 'self'");
     expect(response.headers['content-security-policy']).not.toContain('upgrade-insecure-requests');
+    // ignored by browsers on plain HTTP, with a console error on every page
+    expect(response.headers).not.toHaveProperty('cross-origin-opener-policy');
+  });
+
+  it('keeps Cross-Origin-Opener-Policy over HTTPS (seen through a trusted proxy)', async () => {
+    const { app } = ctx.buildApp({ TRUST_PROXY: '1' });
+    const response = await request(app).get('/api/v1/docs').set('X-Forwarded-Proto', 'https');
+
+    expect(response.headers['cross-origin-opener-policy']).toBe('same-origin');
   });
 });
