@@ -74,7 +74,16 @@ export function createApp({
     app.use(measureRequests(metrics, { paths: buildOpenApiDocument().paths, staticPrefixes }));
   }
   app.use(requestLogger({ logger, quietPaths: [...HEALTH_PATHS, METRICS_PATH] }));
-  app.use(helmet());
+  // Without upgrade-insecure-requests: over plain HTTP on any host but localhost (http://vm:3000/api/v1/docs)
+  // it would rewrite every asset of the reference page to https and leave it blank. HTTPS deployments
+  // upgrade with HSTS, which helmet still sends.
+  app.use(helmet({ contentSecurityPolicy: { directives: { upgradeInsecureRequests: null } } }));
+  // Browsers ignore Cross-Origin-Opener-Policy from such untrustworthy origins and log a console error for it
+  // on every page; it is sent where it can apply, over HTTPS (req.secure follows TRUST_PROXY behind a proxy).
+  app.use((req, res, next) => {
+    if (!req.secure) res.removeHeader('Cross-Origin-Opener-Policy');
+    next();
+  });
   app.use(
     cors({
       origin: config.corsOrigins.length > 0 ? [...config.corsOrigins] : false,

@@ -6,6 +6,7 @@ import 'dotenv/config';
 import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import mongoose from 'mongoose';
+import path from 'node:path';
 import { createApp } from './app';
 import { ConfigError, loadConfig } from './config';
 import type { ReadinessCheck } from './controllers/health.controller';
@@ -19,10 +20,13 @@ import { settleWithin } from './lib/timeout';
 import { createBannerStorage } from './services/storage';
 import { backfillUsernameKeys } from './services/user.service';
 
+/** Where development keeps the JWT secrets it generates (git-ignored, like the local database under .data/). */
+const DEVELOPMENT_SECRETS_FILE = path.resolve(__dirname, '..', '.data', 'dev-secrets.json');
+
 async function main(): Promise<void> {
   let loaded;
   try {
-    loaded = loadConfig();
+    loaded = loadConfig(process.env, { developmentSecretsFile: DEVELOPMENT_SECRETS_FILE });
   } catch (error) {
     if (error instanceof ConfigError) {
       process.stderr.write(`Configuration error: ${error.message}\n`);
@@ -33,6 +37,15 @@ async function main(): Promise<void> {
   const { config, warnings } = loaded;
   const logger = createLogger({ level: config.logLevel, json: config.isProduction });
   warnings.forEach((warning) => logger.warn(warning));
+  logger.info(
+    config.corsOrigins.length > 0
+      ? `CORS: browsers may call with credentials from ${config.corsOrigins.join(', ')}`
+      : 'CORS: no browser origin allowed (set CORS_ORIGINS, e.g. http://localhost:5173)',
+  );
+  logger.info(
+    `refresh cookie: SameSite=${config.refreshCookie.sameSite}${config.refreshCookie.secure ? ', Secure' : ''}` +
+      (config.publicReads ? '; PUBLIC_READS: anonymous visitors may read published blogs and comments' : ''),
+  );
 
   let localDatabase: LocalDatabase | undefined;
   let uri = config.mongodb.uri;
@@ -79,12 +92,19 @@ async function main(): Promise<void> {
     isShuttingDown: () => shuttingDown,
     metrics,
   });
-  const server: Server = app.listen(config.port);
-  server.once('listening', () => {
-    // The port actually bound: PORT=0 asks the system for a free one (tests start servers that way).
-    const { port } = server.address() as AddressInfo;
-    logger.info(`listening on http://localhost:${port}/api/v1`, { port });
-  });
+  let server: Server;
+  try {
+    server = await listen(app, config.port);
+  } catch (error) {
+    // nothing else is holding the process open: release the database before the one-line report
+    if (redis) await closeRedis(redis);
+    await disconnectDatabase();
+    await localDatabase?.stop();
+    throw error;
+  }
+  // The port actually bound: PORT=0 asks the system for a free one (tests start servers that way).
+  const { port } = server.address() as AddressInfo;
+  logger.info(`listening on http://localhost:${port}/api/v1`, { port });
 
   const shutdown = async (signal: string) => {
     if (shuttingDown) return;
@@ -110,6 +130,19 @@ async function main(): Promise<void> {
   process.on('SIGINT', () => onSignal('SIGINT'));
 }
 
+/** Listens, or fails with one line: a busy port is the usual reason and says what to do. */
+function listen(app: ReturnType<typeof createApp>, port: number): Promise<Server> {
+  return new Promise((resolve, reject) => {
+    const server = app.listen(port);
+    server.once('listening', () => resolve(server));
+    server.once('error', (error: NodeJS.ErrnoException) => {
+      if (error.code === 'EADDRINUSE') reject(new Error(`port ${port} is already in use (another instance running?): stop it or set PORT`));
+      else if (error.code === 'EACCES') reject(new Error(`port ${port} needs privileges this process lacks: set PORT above 1023`));
+      else reject(error);
+    });
+  });
+}
+
 /**
  * Stops accepting connections at once, lets requests in flight finish for up to `graceMs`, then
  * closes whatever connections remain. A keep-alive connection is closed as soon as it falls idle:
@@ -131,6 +164,8 @@ async function drainServer(server: Server, graceMs: number, logger: Logger): Pro
 }
 
 main().catch((error: unknown) => {
-  process.stderr.write(`Start-up failed: ${error instanceof Error ? error.message : String(error)}\n`);
+  // one line, no stack: the reason is what the operator needs (a database driver's message may span lines)
+  const message = error instanceof Error ? error.message : String(error);
+  process.stderr.write(`Start-up failed: ${message.split('\n')[0].trim()}\n`);
   process.exit(1);
 });

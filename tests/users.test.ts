@@ -136,12 +136,13 @@ describe('PUT /users/current', () => {
     expect(response.body.user.username).toBe(signedIn.user.username);
   });
 
-  it('ignores fields that are not updatable (role, _id)', async () => {
+  it('refuses fields that are not updatable (role, _id) with 400 naming each, and changes nothing (issue 12)', async () => {
     const signedIn = await registerUser(ctx.app);
     const response = await api().put('/api/v1/users/current').set(bearer(signedIn)).send({ role: 'admin', _id: UNKNOWN_ID });
-    expect(response.status).toBe(200);
-    expect(response.body.user.role).toBe('user');
-    expect(response.body.user._id).toBe(signedIn.user._id);
+    expect(response.status).toBe(400);
+    expect(Object.keys(response.body.errors).sort()).toEqual(['_id', 'role']);
+    const current = await api().get('/api/v1/users/current').set(bearer(signedIn));
+    expect(current.body.user.role).toBe('user');
   });
 
   describe('validation', () => {

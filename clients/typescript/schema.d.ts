@@ -190,7 +190,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** All blogs, newest first (published only for non-admins) */
+        /**
+         * All blogs, newest first (published only for non-admins)
+         * @description Needs a Bearer token by default. Operator option: with `PUBLIC_READS=true` on the server, this read also works without an Authorization header, as an anonymous visitor: published blogs only (never drafts), `likedByMe` false, authors without email. A token that is sent still counts, and an invalid one still answers 401.
+         */
         get: operations["listBlogs"];
         put?: never;
         /** Publish or draft a blog with a banner image (admin) */
@@ -208,7 +211,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Blogs of one author, newest first (an unknown author has none) */
+        /**
+         * Blogs of one author, newest first (an unknown author has none)
+         * @description Needs a Bearer token by default. Operator option: with `PUBLIC_READS=true` on the server, this read also works without an Authorization header, as an anonymous visitor: published blogs only (never drafts), `likedByMe` false, authors without email. A token that is sent still counts, and an invalid one still answers 401.
+         */
         get: operations["listBlogsOfUser"];
         put?: never;
         post?: never;
@@ -225,7 +231,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** One blog by its slug; counts a view when published */
+        /**
+         * One blog by its slug; counts a view when published
+         * @description Needs a Bearer token by default. Operator option: with `PUBLIC_READS=true` on the server, this read also works without an Authorization header, as an anonymous visitor: published blogs only (never drafts), `likedByMe` false, authors without email. A token that is sent still counts, and an invalid one still answers 401.
+         */
         get: operations["getBlogBySlug"];
         put?: never;
         post?: never;
@@ -271,6 +280,23 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/comments/": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Every comment on every blog, newest first, with its blog's _id, title and slug (admin; for moderation) */
+        get: operations["listAllComments"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/comments/blog/{blogId}": {
         parameters: {
             query?: never;
@@ -278,7 +304,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Comments on a blog, newest first */
+        /**
+         * Comments on a blog, newest first
+         * @description Needs a Bearer token by default. Operator option: with `PUBLIC_READS=true` on the server, this read also works without an Authorization header, as an anonymous visitor: published blogs only (never drafts), `likedByMe` false, authors without email. A token that is sent still counts, and an invalid one still answers 401.
+         */
         get: operations["listComments"];
         put?: never;
         /** Comment on a blog */
@@ -646,6 +675,51 @@ export interface components {
             total: number;
             comments: components["schemas"]["Comment"][];
         };
+        /**
+         * @description A comment as moderators list it: with the _id, title and slug of its blog (null for a blog deleted a moment ago)
+         * @example {
+         *       "_id": "6b03359a24f41420bf3bfc3f",
+         *       "blog": {
+         *         "_id": "6b03359a24f41420bf3bfc3f",
+         *         "title": "Hello, world",
+         *         "slug": "hello-world"
+         *       },
+         *       "author": {
+         *         "_id": "6b03359a24f41420bf3bfc3f",
+         *         "username": "ada",
+         *         "role": "user",
+         *         "firstName": "Ada",
+         *         "socialLinks": {
+         *           "website": "https://ada.example.com"
+         *         },
+         *         "createdAt": "2026-11-22T18:34:02.263Z",
+         *         "updatedAt": "2026-11-22T18:34:02.263Z"
+         *       },
+         *       "content": "Nice post!",
+         *       "createdAt": "2026-11-22T18:34:02.263Z",
+         *       "updatedAt": "2026-11-22T18:34:02.263Z"
+         *     }
+         */
+        ModeratedComment: {
+            _id: components["schemas"]["ObjectId"];
+            blog: {
+                _id: components["schemas"]["ObjectId"];
+                title: string;
+                slug: string;
+            } | null;
+            /** @description The full User for admin viewers; a PublicUser (no email) for everyone else */
+            author: components["schemas"]["User"] | components["schemas"]["PublicUser"];
+            content: string;
+            createdAt: components["schemas"]["DateTime"];
+            updatedAt: components["schemas"]["DateTime"];
+        };
+        ModeratedCommentPage: {
+            limit: number;
+            offset: number;
+            /** @description How many exist in all, across pages */
+            total: number;
+            comments: components["schemas"]["ModeratedComment"][];
+        };
         LikesCount: {
             likesCount: number;
         };
@@ -675,7 +749,7 @@ export interface components {
                 "application/json": components["schemas"]["ValidationError"] | components["schemas"]["Error"];
             };
         };
-        /** @description The access token (or refresh cookie) is missing, invalid or expired, or its session ended (AuthenticationError) */
+        /** @description The access token (or refresh cookie) is missing, invalid or expired, or its session ended (AuthenticationError). An access token past its lifetime answers "Access token expired" (refresh it, then retry); any other rejected token answers "Access token is invalid" (sign in again). */
         Unauthenticated: {
             headers: {
                 "RateLimit-Limit": components["headers"]["RateLimitLimit"];
@@ -687,7 +761,7 @@ export interface components {
                 /**
                  * @example {
                  *       "code": "AuthenticationError",
-                 *       "message": "Access token is invalid or expired"
+                 *       "message": "Access token expired"
                  *     }
                  */
                 "application/json": components["schemas"]["Error"];
@@ -825,7 +899,7 @@ export interface components {
         RateLimitReset: number;
         /** @description Seconds to wait before the next request */
         RetryAfter: number;
-        /** @description refreshToken=<JWT>; Path=/api/v1/auth; HttpOnly; SameSite=Strict; Max-Age=REFRESH_TOKEN_TTL (Secure in production) */
+        /** @description refreshToken=<JWT>; Path=/api/v1/auth; HttpOnly; SameSite=Strict; Max-Age=REFRESH_TOKEN_TTL (Secure in production). The operator may set SameSite=Lax or None (COOKIE_SAMESITE; None needs COOKIE_SECURE=true) for a SPA on another site. */
         SetRefreshCookie: string;
         /** @description refreshToken=; Path=/api/v1/auth; Expires in the past: clears the cookie */
         ClearRefreshCookie: string;
@@ -2155,6 +2229,76 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["ServerError"];
+        };
+    };
+    listAllComments: {
+        parameters: {
+            query?: {
+                /**
+                 * @description Page size, 1 to 50; default 20. Give it at most once.
+                 * @example 10
+                 */
+                limit?: components["parameters"]["Limit"];
+                /**
+                 * @description How many to skip; default 0. Give it at most once. At most 100000 (a bound of this API, beyond the spec's "minimum 0": a skip costs the database work in proportion, and larger numbers would lose precision); a larger offset answers 400 ValidationError.
+                 * @example 0
+                 */
+                offset?: components["parameters"]["Offset"];
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description One page of comments */
+            200: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "limit": 20,
+                     *       "offset": 0,
+                     *       "total": 1,
+                     *       "comments": [
+                     *         {
+                     *           "_id": "6b03359a24f41420bf3bfc3f",
+                     *           "blog": {
+                     *             "_id": "6b03359a24f41420bf3bfc3f",
+                     *             "title": "Hello, world",
+                     *             "slug": "hello-world"
+                     *           },
+                     *           "author": {
+                     *             "_id": "6b03359a24f41420bf3bfc3f",
+                     *             "username": "ada",
+                     *             "role": "user",
+                     *             "firstName": "Ada",
+                     *             "socialLinks": {
+                     *               "website": "https://ada.example.com"
+                     *             },
+                     *             "createdAt": "2026-11-22T18:34:02.263Z",
+                     *             "updatedAt": "2026-11-22T18:34:02.263Z"
+                     *           },
+                     *           "content": "Nice post!",
+                     *           "createdAt": "2026-11-22T18:34:02.263Z",
+                     *           "updatedAt": "2026-11-22T18:34:02.263Z"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ModeratedCommentPage"];
+                };
+            };
+            400: components["responses"]["ValidationFailed"];
+            401: components["responses"]["Unauthenticated"];
+            403: components["responses"]["Forbidden"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["ServerError"];
         };

@@ -4,9 +4,12 @@
  */
 import { randomBytes } from 'node:crypto';
 import { z } from 'zod';
+import { parseCorsOrigins } from './cors-origins';
+import { ConfigError } from './errors';
+import { loadDevelopmentSecrets } from './development-secrets';
 import { parseDurationSeconds } from './duration';
 
-export class ConfigError extends Error {}
+export { ConfigError };
 
 const emptyToUndefined = (value: unknown) => (value === '' ? undefined : value);
 const optionalString = z.preprocess(emptyToUndefined, z.string().optional());
@@ -50,6 +53,14 @@ const environmentSchema = z.object({
   LOGIN_MAX_FAILURES_PER_IP: integer(100, 1),
   LOGIN_FAILURE_WINDOW: duration('15m'),
   CORS_ORIGINS: list,
+  // The refresh cookie: SameSite=Strict and Secure in production by default, as the interface says.
+  COOKIE_SAMESITE: z.preprocess(
+    (value) => (typeof value === 'string' ? emptyToUndefined(value.toLowerCase()) : value),
+    z.enum(['strict', 'lax', 'none']).default('strict'),
+  ),
+  COOKIE_SECURE: z.preprocess(emptyToUndefined, z.enum(['true', 'false', '1', '0', 'yes', 'no', 'on', 'off']).optional()),
+  // Anonymous reading of published blogs and their comments (an operator option; the interface requires a token).
+  PUBLIC_READS: boolean(false),
   TRUST_PROXY: optionalString,
   LOG_LEVEL: z.preprocess(emptyToUndefined, z.enum(['silent', 'error', 'warn', 'info', 'http', 'debug']).optional()),
   JSON_BODY_LIMIT: z.preprocess(emptyToUndefined, z.string().default('100kb')),
@@ -111,7 +122,12 @@ export interface Config {
   rateLimit: { max: number; windowMs: number };
   /** Failed logins allowed per account and per client IP within a window, before login answers 429 until it ends. */
   loginThrottle: { maxFailuresPerAccount: number; maxFailuresPerIp: number; windowMs: number };
+  /** Browser origins allowed to call with credentials, each normalised to scheme://host[:port]. */
   corsOrigins: readonly string[];
+  /** How the refresh cookie is set (docs/spa.md explains the same-site rule). */
+  refreshCookie: { sameSite: 'strict' | 'lax' | 'none'; secure: boolean };
+  /** Anonymous visitors may read published blogs and their comments (GET only); off by default. */
+  publicReads: boolean;
   trustProxy: TrustProxy;
   logLevel: string;
   jsonBodyLimit: string;
@@ -134,6 +150,15 @@ export interface LoadedConfig {
   warnings: string[];
 }
 
+export interface LoadConfigOptions {
+  /**
+   * Where development keeps the JWT secrets it generates when none are set, so restarts and `npm run dev`
+   * reloads keep tokens valid (server.ts passes .data/dev-secrets.json). Used only when NODE_ENV=development;
+   * without it, secrets are generated per process.
+   */
+  developmentSecretsFile?: string;
+}
+
 function parseTrustProxy(value: string | undefined): TrustProxy {
   if (value === undefined || ['false', 'off', '0', 'no'].includes(value.toLowerCase())) return false;
   if (['true', 'on', 'yes'].includes(value.toLowerCase())) return true;
@@ -144,12 +169,25 @@ function parseTrustProxy(value: string | undefined): TrustProxy {
 const MIN_SECRET_LENGTH = 32;
 const MIN_BCRYPT_COST = 10;
 
-function resolveSecret(name: string, value: string | undefined, isProduction: boolean, warnings: string[]): string {
+function resolveSecret(
+  name: string,
+  value: string | undefined,
+  isProduction: boolean,
+  warnings: string[],
+  kept?: { secret: string; file: string },
+): string {
   if (value !== undefined) {
     if (value.length < MIN_SECRET_LENGTH) throw new ConfigError(`${name} must be at least ${MIN_SECRET_LENGTH} characters long`);
     return value;
   }
   if (isProduction) throw new ConfigError(`${name} is required when NODE_ENV=production`);
+  if (kept) {
+    warnings.push(
+      `${name} is not set: using the development secret kept in ${kept.file} (tokens survive restarts). ` +
+        'Set it in .env for anything but local development.',
+    );
+    return kept.secret;
+  }
   warnings.push(
     `!!! ${name} is not set: generated a random one for this process only. ` +
       'Tokens will not survive a restart and will not work across instances. Set it in .env for anything but local development. !!!',
@@ -175,7 +213,7 @@ function resolveCloudinary(env: z.infer<typeof environmentSchema>): CloudinaryCo
 }
 
 /** Reads and validates the environment. Throws ConfigError with one line naming the variable. */
-export function loadConfig(environment: NodeJS.ProcessEnv = process.env): LoadedConfig {
+export function loadConfig(environment: NodeJS.ProcessEnv = process.env, options: LoadConfigOptions = {}): LoadedConfig {
   const parsed = environmentSchema.safeParse(environment);
   if (!parsed.success) {
     const issue = parsed.error.issues[0];
@@ -192,9 +230,25 @@ export function loadConfig(environment: NodeJS.ProcessEnv = process.env): Loaded
   if (isProduction && !env.MONGODB_URI) throw new ConfigError('MONGODB_URI is required when NODE_ENV=production');
   // Links built from the Host header would point readers wherever a client said (a stored banner URL included).
   if (isProduction && !env.PUBLIC_URL) throw new ConfigError('PUBLIC_URL is required when NODE_ENV=production');
-  const accessSecret = resolveSecret('JWT_ACCESS_SECRET', env.JWT_ACCESS_SECRET, isProduction, warnings);
-  const refreshSecret = resolveSecret('JWT_REFRESH_SECRET', env.JWT_REFRESH_SECRET, isProduction, warnings);
+  const keptSecrets =
+    env.NODE_ENV === 'development' && options.developmentSecretsFile && (!env.JWT_ACCESS_SECRET || !env.JWT_REFRESH_SECRET)
+      ? loadDevelopmentSecrets(options.developmentSecretsFile)
+      : undefined;
+  const kept = (secret: 'accessSecret' | 'refreshSecret') =>
+    keptSecrets && { secret: keptSecrets[secret], file: options.developmentSecretsFile! };
+  const accessSecret = resolveSecret('JWT_ACCESS_SECRET', env.JWT_ACCESS_SECRET, isProduction, warnings, kept('accessSecret'));
+  const refreshSecret = resolveSecret('JWT_REFRESH_SECRET', env.JWT_REFRESH_SECRET, isProduction, warnings, kept('refreshSecret'));
   if (accessSecret === refreshSecret) throw new ConfigError('JWT_ACCESS_SECRET and JWT_REFRESH_SECRET must differ');
+
+  // SameSite=None cookies are dropped by browsers unless Secure: refuse a setting that would fail silently.
+  const cookieSecure = env.COOKIE_SECURE === undefined ? isProduction : ['true', '1', 'yes', 'on'].includes(env.COOKIE_SECURE);
+  if (env.COOKIE_SAMESITE === 'none' && !cookieSecure) {
+    throw new ConfigError(
+      'COOKIE_SAMESITE: "none" needs a Secure cookie (browsers drop SameSite=None without Secure): set COOKIE_SECURE=true and serve the API over HTTPS',
+    );
+  }
+  const cors = parseCorsOrigins(env.CORS_ORIGINS);
+  warnings.push(...cors.warnings);
 
   const config: Config = {
     env: env.NODE_ENV,
@@ -216,7 +270,9 @@ export function loadConfig(environment: NodeJS.ProcessEnv = process.env): Loaded
       maxFailuresPerIp: env.LOGIN_MAX_FAILURES_PER_IP,
       windowMs: env.LOGIN_FAILURE_WINDOW * 1000,
     },
-    corsOrigins: env.CORS_ORIGINS,
+    corsOrigins: cors.origins,
+    refreshCookie: { sameSite: env.COOKIE_SAMESITE, secure: cookieSecure },
+    publicReads: env.PUBLIC_READS,
     trustProxy: parseTrustProxy(env.TRUST_PROXY),
     logLevel: env.LOG_LEVEL ?? (env.NODE_ENV === 'test' ? 'silent' : 'info'),
     jsonBodyLimit: env.JSON_BODY_LIMIT,

@@ -6,6 +6,7 @@
 /** Why an attempt to authenticate was refused: the label of the auth_failures_total metric. */
 export type AuthenticationFailure =
   | 'access_token_missing'
+  | 'access_token_expired'
   | 'access_token_invalid'
   | 'refresh_token_missing'
   | 'refresh_token_invalid'

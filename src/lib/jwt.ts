@@ -27,3 +27,16 @@ export function verifyToken(token: string, secret: string): TokenClaims | undefi
     return undefined;
   }
 }
+
+/**
+ * Whether a token that failed verification did so only because its lifetime is over: genuinely signed
+ * by us (same secret, same algorithm) but past its `exp`. Lets a client tell "refresh now" from "bad token".
+ */
+export function isExpiredToken(token: string, secret: string): boolean {
+  try {
+    const payload = jwt.verify(token, secret, { algorithms: [ALGORITHM], ignoreExpiration: true });
+    return typeof payload === 'object' && typeof payload.exp === 'number' && payload.exp * 1000 <= Date.now();
+  } catch {
+    return false;
+  }
+}

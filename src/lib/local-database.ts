@@ -20,6 +20,8 @@ export interface LocalDatabase {
 export interface LocalDatabaseOptions {
   persistent: boolean;
   log: (message: string) => void;
+  /** Where persistent data goes; .data/ of the project unless given (tests use a folder of their own). */
+  dataDir?: string;
 }
 
 const PROJECT_ROOT = path.resolve(__dirname, '..', '..');
@@ -39,7 +41,7 @@ export async function startLocalDatabase(options: LocalDatabaseOptions): Promise
   );
 }
 
-async function startMemoryServer({ persistent, log }: LocalDatabaseOptions): Promise<LocalDatabase | undefined> {
+async function startMemoryServer({ persistent, log, dataDir = DATA_DIR }: LocalDatabaseOptions): Promise<LocalDatabase | undefined> {
   // One download attempt, not three with back-off: offline machines fall through to the stand-in quickly.
   process.env.MONGOMS_MAX_RETRIES ??= '1';
   let memoryServerModule: typeof import('mongodb-memory-server');
@@ -51,7 +53,7 @@ async function startMemoryServer({ persistent, log }: LocalDatabaseOptions): Pro
   try {
     // Find or download the binary first: this fails quietly, where create() would print a stack trace.
     await memoryServerModule.MongoBinary.getPath();
-    const dbPath = path.join(DATA_DIR, 'mongodb');
+    const dbPath = path.join(dataDir, 'mongodb');
     if (persistent) mkdirSync(dbPath, { recursive: true });
     const server = await memoryServerModule.MongoMemoryServer.create({
       instance: persistent ? { dbPath, storageEngine: 'wiredTiger' } : {},
@@ -89,13 +91,13 @@ export function resolveStandInClasspath(): string {
   return readFileSync(STANDIN_CLASSPATH, 'utf8').trim();
 }
 
-async function startStandIn({ persistent }: LocalDatabaseOptions): Promise<LocalDatabase> {
+export async function startStandIn({ persistent, dataDir = DATA_DIR }: LocalDatabaseOptions): Promise<LocalDatabase> {
   const classpath = resolveStandInClasspath();
   const args = ['-cp', classpath, path.join(STANDIN_DIR, 'Launcher.java'), '0'];
   let description = 'in memory';
   if (persistent) {
-    mkdirSync(DATA_DIR, { recursive: true });
-    const file = path.join(DATA_DIR, 'mongo-standin.h2');
+    mkdirSync(dataDir, { recursive: true });
+    const file = path.join(dataDir, 'mongo-standin.h2');
     args.push(file);
     description = `data in ${file}`;
   }
@@ -128,10 +130,23 @@ async function startStandIn({ persistent }: LocalDatabaseOptions): Promise<Local
       });
       process.once('exit', (code) => {
         clearTimeout(timer);
-        reject(new Error(`the stand-in exited with code ${code}: ${stderr.join('\n').slice(-500)}`));
+        reject(new Error(standInFailure(code, stderr)));
       });
     });
   }
+}
+
+/**
+ * One line saying why the stand-in stopped, from the Java exception in its output (the stack is dropped):
+ * a second instance on the same local database meets H2's file lock, which deserves its own advice.
+ */
+export function standInFailure(code: number | null, stderr: readonly string[]): string {
+  const exception = [...stderr].reverse().map((line) => /(?:^|\s)[\w.$]+(?:Exception|Error): (.+)$/.exec(line)).find(Boolean);
+  const reason = exception ? exception[1].replace(/\s*\[[\d./]+\]\s*$/, '') : `exited with code ${code}`;
+  if (/file is locked/i.test(reason)) {
+    return `the local database is in use by another process (${reason}): is another instance of the API running on it? Stop it, or set MONGODB_URI`;
+  }
+  return `the offline stand-in database failed to start: ${reason}`;
 }
 
 function stopChild(child: ChildProcess): Promise<void> {

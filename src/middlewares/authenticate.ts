@@ -16,12 +16,21 @@ export function authenticate(sessions: SessionService) {
     if (!match) throw new AuthenticationError('Access token required', 'access_token_missing');
     const session = await sessions.findSessionOfAccessToken(match[1]);
     const user = session && (await UserModel.findOne({ _id: session.user, ...ACTIVE_ACCOUNT }));
-    if (!session || !user) throw new AuthenticationError('Access token is invalid or expired', 'access_token_invalid');
+    if (!session || !user) throw rejectedAccessToken(sessions, match[1]);
     req.user = user;
     req.sessionId = session._id;
     next();
   };
 }
+
+/**
+ * "expired" only when the token is ours and out of time, so a SPA knows to refresh; "invalid" for anything
+ * else (bad signature, logged out, account gone), for which refreshing is pointless.
+ */
+export const rejectedAccessToken = (sessions: SessionService, token: string) =>
+  sessions.accessTokenExpired(token)
+    ? new AuthenticationError('Access token expired', 'access_token_expired')
+    : new AuthenticationError('Access token is invalid', 'access_token_invalid');
 
 /** The signed-in user of a request that passed authenticate(). */
 export function currentUser(req: Request) {

@@ -28,6 +28,8 @@ const commentSchema = new Schema(
 
 // GET /comments/blog/{blogId} lists a blog's comments newest first; blog deletion removes them
 commentSchema.index({ blog: 1, createdAt: -1, _id: -1 });
+// GET /comments (moderation) lists every comment newest first
+commentSchema.index({ createdAt: -1, _id: -1 });
 
 export type Comment = InferSchemaType<typeof commentSchema>;
 export type CommentDocument = HydratedDocument<Comment>;

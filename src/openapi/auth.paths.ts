@@ -31,6 +31,7 @@ export const passwordSchema: JsonSchema = {
 const credentials = (roleNote: string): JsonSchema => ({
   type: 'object',
   required: ['email', 'password'],
+  additionalProperties: false,
   properties: {
     email: emailSchema,
     password: passwordSchema,

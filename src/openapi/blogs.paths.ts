@@ -117,6 +117,32 @@ export const blogSchemas: Record<string, JsonSchema> = {
   },
   CommentResponse: { type: 'object', required: ['comment'], additionalProperties: false, properties: { comment: schemaRef('Comment') } },
   CommentPage: page('comments', schemaRef('Comment')),
+  ModeratedComment: {
+    type: 'object',
+    description: 'A comment as moderators list it: with the _id, title and slug of its blog (null for a blog deleted a moment ago)',
+    required: ['_id', 'blog', 'author', 'content', 'createdAt', 'updatedAt'],
+    additionalProperties: false,
+    properties: {
+      _id: schemaRef('ObjectId'),
+      blog: {
+        anyOf: [
+          {
+            type: 'object',
+            required: ['_id', 'title', 'slug'],
+            additionalProperties: false,
+            properties: { _id: schemaRef('ObjectId'), title: { type: 'string' }, slug: { type: 'string' } },
+          },
+          { type: 'null' },
+        ],
+      },
+      author,
+      content: { type: 'string', minLength: 1, maxLength: LIMITS.comment },
+      createdAt: schemaRef('DateTime'),
+      updatedAt: schemaRef('DateTime'),
+    },
+    example: { ...exampleComment, blog: { _id: EXAMPLE_ID, title: 'Hello, world', slug: 'hello-world' } },
+  },
+  ModeratedCommentPage: page('comments', schemaRef('ModeratedComment')),
   LikesCount: { type: 'object', required: ['likesCount'], additionalProperties: false, properties: { likesCount: count } },
 };
 
@@ -163,12 +189,18 @@ const storageDown = respond(
 const blogOk = (description: string) => respond(description, json(schemaRef('BlogResponse'), { blog: exampleBlog }));
 const blogPage = respond('One page of blogs, newest first; non-admins see only published ones', json(schemaRef('BlogPage'), { limit: 20, offset: 0, total: 1, blogs: [exampleBlog] }));
 const paging = [ref('parameters', 'Limit'), ref('parameters', 'Offset')];
+/** The operator option of issue 12, on the four reading operations. */
+const PUBLIC_READS_NOTE =
+  'Needs a Bearer token by default. Operator option: with `PUBLIC_READS=true` on the server, this read also works ' +
+  'without an Authorization header, as an anonymous visitor: published blogs only (never drafts), `likedByMe` false, ' +
+  'authors without email. A token that is sent still counts, and an invalid one still answers 401.';
 const deleted = respond('Deleted; no body');
 
 export const blogPaths: Paths = {
   '/blogs/': {
     get: {
       operationId: 'listBlogs',
+      description: PUBLIC_READS_NOTE,
       tags: ['Blogs'],
       summary: 'All blogs, newest first (published only for non-admins)',
       security: BEARER,
@@ -185,6 +217,7 @@ export const blogPaths: Paths = {
         content: multipart({
           type: 'object',
           required: ['title', 'content', 'banner_image'],
+          additionalProperties: false,
           properties: { title, content, status, banner_image: bannerImage },
         }),
       },
@@ -209,6 +242,7 @@ export const blogPaths: Paths = {
   '/blogs/user/{userId}': {
     get: {
       operationId: 'listBlogsOfUser',
+      description: PUBLIC_READS_NOTE,
       tags: ['Blogs'],
       summary: 'Blogs of one author, newest first (an unknown author has none)',
       security: BEARER,
@@ -219,6 +253,7 @@ export const blogPaths: Paths = {
   '/blogs/{slug}': {
     get: {
       operationId: 'getBlogBySlug',
+      description: PUBLIC_READS_NOTE,
       tags: ['Blogs'],
       summary: 'One blog by its slug; counts a view when published',
       security: BEARER,
@@ -240,6 +275,7 @@ export const blogPaths: Paths = {
         required: false,
         content: multipart({
           type: 'object',
+          additionalProperties: false,
           properties: {
             title,
             content,
@@ -307,6 +343,30 @@ export const likePaths: Paths = {
 };
 
 export const commentPaths: Paths = {
+  '/comments/': {
+    get: {
+      operationId: 'listAllComments',
+      tags: ['Comments'],
+      summary: 'Every comment on every blog, newest first, with its blog\'s _id, title and slug (admin; for moderation)',
+      security: BEARER,
+      parameters: paging,
+      responses: {
+        '200': respond(
+          'One page of comments',
+          json(schemaRef('ModeratedCommentPage'), {
+            limit: 20,
+            offset: 0,
+            total: 1,
+            comments: [{ ...exampleComment, blog: { _id: EXAMPLE_ID, title: 'Hello, world', slug: 'hello-world' } }],
+          }),
+          { links: { DeleteComment: { operationId: 'deleteComment', parameters: { commentId: '$response.body#/comments/0/_id' } } } },
+        ),
+        ...validation,
+        ...adminOnly,
+        ...COMMON_RESPONSES,
+      },
+    },
+  },
   '/comments/blog/{blogId}': {
     post: {
       operationId: 'createComment',
@@ -320,6 +380,7 @@ export const commentPaths: Paths = {
           {
             type: 'object',
             required: ['content'],
+            additionalProperties: false,
             properties: { content: { type: 'string', minLength: 1, maxLength: LIMITS.comment, pattern: NOT_BLANK, description: `Trimmed. ${PLAIN_TEXT}` } },
           },
           { content: 'Nice post!' },
@@ -338,6 +399,7 @@ export const commentPaths: Paths = {
     },
     get: {
       operationId: 'listComments',
+      description: PUBLIC_READS_NOTE,
       tags: ['Comments'],
       summary: 'Comments on a blog, newest first',
       security: BEARER,

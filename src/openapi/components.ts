@@ -229,8 +229,10 @@ export const responses: Record<string, ResponseObject> = {
     },
   }),
   Unauthenticated: respond(
-    'The access token (or refresh cookie) is missing, invalid or expired, or its session ended (AuthenticationError)',
-    errorOf('AuthenticationError', 'Access token is invalid or expired'),
+    'The access token (or refresh cookie) is missing, invalid or expired, or its session ended (AuthenticationError). ' +
+      'An access token past its lifetime answers "Access token expired" (refresh it, then retry); any other rejected token ' +
+      'answers "Access token is invalid" (sign in again).',
+    errorOf('AuthenticationError', 'Access token expired'),
   ),
   Forbidden: respond('The role lacks the right for this operation (AuthorizationError)', errorOf('AuthorizationError', 'You do not have permission to perform this action')),
   NotFound: respond('No such resource (NotFound)', errorOf('NotFound', 'User not found')),
@@ -278,7 +280,8 @@ export const headers: Record<string, HeaderObject> = {
   RetryAfter: seconds('Seconds to wait before the next request'),
   SetRefreshCookie: {
     description:
-      'refreshToken=<JWT>; Path=/api/v1/auth; HttpOnly; SameSite=Strict; Max-Age=REFRESH_TOKEN_TTL (Secure in production)',
+      'refreshToken=<JWT>; Path=/api/v1/auth; HttpOnly; SameSite=Strict; Max-Age=REFRESH_TOKEN_TTL (Secure in production). ' +
+      'The operator may set SameSite=Lax or None (COOKIE_SAMESITE; None needs COOKIE_SECURE=true) for a SPA on another site.',
     required: true,
     schema: { type: 'string', pattern: '^refreshToken=' },
   },
@@ -300,7 +303,7 @@ export const securitySchemes = {
     type: 'apiKey',
     in: 'cookie',
     name: 'refreshToken',
-    description: 'The refresh JWT set by register and login (HttpOnly, SameSite=Strict, Path=/api/v1/auth)',
+    description: 'The refresh JWT set by register and login (HttpOnly, SameSite=Strict unless COOKIE_SAMESITE says otherwise, Path=/api/v1/auth)',
   },
   metricsToken: {
     type: 'http',

@@ -20,7 +20,10 @@ const socialLink: JsonSchema = {
 
 const profileUpdate: JsonSchema = {
   type: 'object',
-  description: 'Every field optional; `role` and unknown fields are ignored. Names arrive snake_case and links flat.',
+  description:
+    'Every field optional. Names arrive snake_case and links flat. Any other field (`role`, `firstName`, `socialLinks`, ...) ' +
+    'is refused with 400 ValidationError naming it.',
+  additionalProperties: false,
   properties: {
     username: {
       type: 'string',

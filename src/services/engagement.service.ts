@@ -76,6 +76,37 @@ export async function listComments(
   return { total, comments: comments.map((comment) => presentComment(comment, viewer)) };
 }
 
+/** Every comment on every blog, newest first, for moderators: each with its blog's _id, title and slug. */
+export async function listAllComments(
+  viewer: Viewer,
+  page: { limit: number; offset: number },
+): Promise<{ total: number; comments: Record<string, unknown>[] }> {
+  const [total, comments] = await Promise.all([
+    CommentModel.countDocuments(),
+    CommentModel.find()
+      .sort({ createdAt: -1, _id: -1 })
+      .skip(page.offset)
+      .limit(page.limit)
+      .populate('author')
+      .populate<{ blog: BlogSummary | null }>({ path: 'blog', select: '_id title slug', options: { lean: true } }),
+  ]);
+  return {
+    total,
+    comments: comments.map((comment) => {
+      const json = presentComment(comment as unknown as CommentDocument, viewer);
+      const blog = comment.blog;
+      // a blog deleted between the two reads leaves its comments for a moment: shown with blog null
+      return { ...json, blog: blog && { _id: blog._id, title: blog.title, slug: blog.slug } };
+    }),
+  };
+}
+
+interface BlogSummary {
+  _id: Types.ObjectId;
+  title: string;
+  slug: string;
+}
+
 export async function findComment(commentId: string): Promise<CommentDocument> {
   const comment = await CommentModel.findById(commentId);
   if (!comment) throw new NotFound('Comment not found');

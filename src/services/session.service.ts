@@ -5,7 +5,7 @@
 import { createHash } from 'node:crypto';
 import { Types } from 'mongoose';
 import type { Config } from '../config';
-import { signToken, verifyToken, type TokenClaims } from '../lib/jwt';
+import { isExpiredToken, signToken, verifyToken, type TokenClaims } from '../lib/jwt';
 import { SessionModel, type SessionDocument } from '../models/session.model';
 
 export interface IssuedSession {
@@ -40,6 +40,9 @@ export function createSessionService(jwtConfig: Config['jwt']) {
     return claims ? findLiveSession(claims) : undefined;
   }
 
+  /** Whether a rejected access token was ours and only out of time (the client should refresh), not invalid. */
+  const accessTokenExpired = (token: string) => isExpiredToken(token, jwtConfig.accessSecret);
+
   /** The live session a refresh token belongs to; the token must be the very one issued for it. */
   async function findSessionOfRefreshToken(token: string): Promise<SessionDocument | undefined> {
     const claims = verifyToken(token, jwtConfig.refreshSecret);
@@ -57,6 +60,7 @@ export function createSessionService(jwtConfig: Config['jwt']) {
   return {
     openSession,
     findSessionOfAccessToken,
+    accessTokenExpired,
     findSessionOfRefreshToken,
     /** A fresh access token for a session proven by its refresh token. */
     refreshAccessToken: (session: SessionDocument) => issueAccessToken({ sub: String(session.user), sid: String(session._id) }),

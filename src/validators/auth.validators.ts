@@ -2,6 +2,7 @@
 import { body, cookie } from 'express-validator';
 import { ROLES, USER_LIMITS } from '../models/user.model';
 import { jsonObjectBody, requiredString } from './common.validators';
+import { onlyFields } from './unknown-fields';
 
 /** bcrypt reads at most 72 bytes; longer passwords are refused instead of silently truncated. */
 export const PASSWORD_LIMITS = { min: 8, maxBytes: 72 } as const;
@@ -32,8 +33,12 @@ const roleField = body('role')
   .isIn(ROLES)
   .withMessage(`Role must be one of: ${ROLES.join(', ')}`);
 
-export const registerValidators = [jsonObjectBody, emailField(), passwordField(), roleField];
-export const loginValidators = [jsonObjectBody, emailField(), passwordField(), roleField];
+// `role` is accepted at login too, as the interface allows (and ignored there)
+const credentialFields = onlyFields(['email', 'password', 'role']);
+export const registerValidators = [credentialFields, jsonObjectBody, emailField(), passwordField(), roleField];
+export const loginValidators = [credentialFields, jsonObjectBody, emailField(), passwordField(), roleField];
 
 /** The cookie is checked for presence first (401, see requireRefreshCookie); here only its form. */
 export const refreshCookieValidators = [cookie('refreshToken').isJWT().withMessage('Refresh token must be a JWT')];
+/** Refresh and logout take no body: any field sent is a client mistake worth hearing about. */
+export const noBodyFields = onlyFields([]);

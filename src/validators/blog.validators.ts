@@ -7,6 +7,7 @@ import { BANNER_FIELD } from '../middlewares/upload';
 import { sanitizeBlogContent } from '../services/blog-content';
 import { inspectBannerImage, InvalidImageError, type InspectedBanner } from '../services/banner-image';
 import { objectIdParam, optionalString, pagination, requiredString } from './common.validators';
+import { onlyFields } from './unknown-fields';
 
 /** What the banner check learnt of the uploaded file, for the controller. */
 const inspectedBanners = new WeakMap<Request, InspectedBanner>();
@@ -50,6 +51,7 @@ export const blogIdValidators = [objectIdParam('blogId', 'Blog id')];
 
 export function createBlogValidators(options: { contentMaxLength: number }) {
   return [
+    onlyFields(['title', 'content', 'status', BANNER_FIELD]),
     requiredString('title', 'Title').isLength(titleLength).withMessage(titleMessage),
     contentField(requiredString('content', 'Content'), options.contentMaxLength),
     optionalString('status', 'Status').isIn(BLOG_STATUSES).withMessage(statusMessage),
@@ -59,6 +61,7 @@ export function createBlogValidators(options: { contentMaxLength: number }) {
 
 export function updateBlogValidators(options: { contentMaxLength: number }) {
   return [
+    onlyFields(['title', 'content', 'status', 'regenerate_slug', BANNER_FIELD]),
     ...blogIdValidators,
     optionalString('title', 'Title').isLength(titleLength).withMessage(titleMessage),
     contentField(optionalString('content', 'Content'), options.contentMaxLength),
@@ -79,10 +82,12 @@ export const blogSlugValidators = [
 ];
 
 export const addCommentValidators = [
+  onlyFields(['content']),
   ...blogIdValidators,
   requiredString('content', 'Content')
     .isLength({ min: 1, max: COMMENT_LIMITS.content })
     .withMessage(`Content must be 1 to ${COMMENT_LIMITS.content} characters`),
 ];
 export const listCommentsValidators = [...blogIdValidators, ...pagination];
+export const listAllCommentsValidators = pagination;
 export const commentIdValidators = [objectIdParam('commentId', 'Comment id')];

@@ -3,6 +3,7 @@ import { body } from 'express-validator';
 import { SOCIAL_NETWORKS, USER_LIMITS } from '../models/user.model';
 import { emailField, passwordField } from './auth.validators';
 import { jsonObjectBody, objectIdParam, optionalString, pagination } from './common.validators';
+import { onlyFields } from './unknown-fields';
 
 /** Usernames appear in URLs and mentions: letters, digits, ".", "_" and "-". */
 export const USERNAME_PATTERN = /^[A-Za-z0-9._-]+$/;
@@ -23,6 +24,8 @@ const socialLinkField = (network: string) =>
     .withMessage(`${network} link must be a valid http(s) URL`);
 
 export const updateCurrentUserValidators = [
+  // read-only fields (`role`, `_id`) and response names (`firstName`, `socialLinks`) are refused, not ignored
+  onlyFields(['username', 'email', 'password', 'first_name', 'last_name', ...SOCIAL_NETWORKS]),
   jsonObjectBody,
   optionalString('username', 'Username')
     .isLength({ min: 1, max: USER_LIMITS.username })

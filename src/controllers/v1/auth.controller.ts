@@ -23,8 +23,9 @@ interface AuthControllerDeps {
 export function createAuthController({ config, loginThrottle, sessions, users }: AuthControllerDeps) {
   const cookieOptions: CookieOptions = {
     httpOnly: true,
-    secure: config.isProduction,
-    sameSite: 'strict',
+    // Secure in production and SameSite=Strict unless the operator says otherwise (COOKIE_SECURE, COOKIE_SAMESITE)
+    secure: config.refreshCookie.secure,
+    sameSite: config.refreshCookie.sameSite,
     path: REFRESH_COOKIE_PATH,
   };
 

@@ -3,6 +3,7 @@ import type { Request, Response } from 'express';
 import { matchedData } from 'express-validator';
 import type { Config } from '../../config';
 import { currentUser } from '../../middlewares/authenticate';
+import { viewerOf } from '../../middlewares/optional-authenticate';
 import type { BlogStatus } from '../../models/blog.model';
 import type { BannerInput, BlogService } from '../../services/blog.service';
 import { inspectedBannerOf } from '../../validators/blog.validators';
@@ -27,19 +28,19 @@ export function createBlogController({ blogs, config }: { blogs: BlogService; co
   return {
     async listBlogs(req: Request, res: Response) {
       const { limit, offset } = paginationOf(matchedData(req));
-      const page = await blogs.listBlogs(currentUser(req), { limit, offset });
+      const page = await blogs.listBlogs(viewerOf(req), { limit, offset });
       res.json({ limit, offset, ...page });
     },
 
     async listBlogsOfUser(req: Request, res: Response) {
       const data = matchedData(req);
       const { limit, offset } = paginationOf(data);
-      const page = await blogs.listBlogs(currentUser(req), { limit, offset, authorId: data.userId });
+      const page = await blogs.listBlogs(viewerOf(req), { limit, offset, authorId: data.userId });
       res.json({ limit, offset, ...page });
     },
 
     async getBlog(req: Request, res: Response) {
-      res.json({ blog: await blogs.readBlogBySlug(matchedData(req).slug, currentUser(req)) });
+      res.json({ blog: await blogs.readBlogBySlug(matchedData(req).slug, viewerOf(req)) });
     },
 
     async createBlog(req: Request, res: Response) {

@@ -2,8 +2,9 @@
 import type { Request, Response } from 'express';
 import { matchedData } from 'express-validator';
 import { currentUser } from '../../middlewares/authenticate';
+import { viewerOf } from '../../middlewares/optional-authenticate';
 import type { CommentDocument } from '../../models/comment.model';
-import { addComment, deleteComment, findComment, listComments } from '../../services/engagement.service';
+import { addComment, deleteComment, findComment, listAllComments, listComments } from '../../services/engagement.service';
 import { paginationOf } from '../../validators/common.validators';
 
 /** The comment loadComment found, for the ownership check and the controller after it. */
@@ -23,7 +24,14 @@ export const commentController = {
   async listComments(req: Request, res: Response) {
     const data = matchedData(req);
     const { limit, offset } = paginationOf(data);
-    const page = await listComments(data.blogId, currentUser(req), { limit, offset });
+    const page = await listComments(data.blogId, viewerOf(req), { limit, offset });
+    res.json({ limit, offset, ...page });
+  },
+
+  /** Every comment, newest first, each with its blog's _id, title and slug: moderation without opening each blog. */
+  async listAllComments(req: Request, res: Response) {
+    const { limit, offset } = paginationOf(matchedData(req));
+    const page = await listAllComments(currentUser(req), { limit, offset });
     res.json({ limit, offset, ...page });
   },
 

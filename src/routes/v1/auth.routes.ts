@@ -1,7 +1,7 @@
 import { Router } from 'express';
 import { createAuthController, requireRefreshCookie } from '../../controllers/v1/auth.controller';
 import { validate } from '../../middlewares/validate';
-import { loginValidators, refreshCookieValidators, registerValidators } from '../../validators/auth.validators';
+import { loginValidators, noBodyFields, refreshCookieValidators, registerValidators } from '../../validators/auth.validators';
 import type { RouteDeps } from './index';
 
 export function authRoutes(deps: RouteDeps): Router {
@@ -9,7 +9,7 @@ export function authRoutes(deps: RouteDeps): Router {
   const router = Router();
   router.post('/register', registerValidators, validate, auth.register);
   router.post('/login', deps.loginThrottle.perIp, loginValidators, validate, deps.loginThrottle.perAccount, auth.login);
-  router.post('/refresh-token', requireRefreshCookie, refreshCookieValidators, validate, auth.refreshToken);
-  router.post('/logout', deps.authenticate, requireRefreshCookie, refreshCookieValidators, validate, auth.logout);
+  router.post('/refresh-token', requireRefreshCookie, refreshCookieValidators, noBodyFields, validate, auth.refreshToken);
+  router.post('/logout', deps.authenticate, requireRefreshCookie, refreshCookieValidators, noBodyFields, validate, auth.logout);
   return router;
 }

@@ -1,6 +1,7 @@
 import { Router } from 'express';
 import { createBlogController } from '../../controllers/v1/blog.controller';
 import { authorize } from '../../middlewares/authorize';
+import { authenticateUnlessPublicRead } from '../../middlewares/optional-authenticate';
 import { uploadBanner } from '../../middlewares/upload';
 import { validate } from '../../middlewares/validate';
 import {
@@ -19,7 +20,8 @@ export function blogRoutes(deps: RouteDeps): Router {
   // one multipart parser for both forms
   const upload = uploadBanner(limits);
   const router = Router();
-  router.use(deps.authenticate);
+  // reads may be anonymous when the operator turns PUBLIC_READS on; writes always need a token
+  router.use(authenticateUnlessPublicRead(deps.authenticate, deps.config.publicReads));
   router.get('/', listBlogsValidators, validate, blogs.listBlogs);
   router.post('/', authorize('blogs:manage'), upload, createBlogValidators(limits), validate, blogs.createBlog);
   router.get('/user/:userId', listBlogsOfUserValidators, validate, blogs.listBlogsOfUser);

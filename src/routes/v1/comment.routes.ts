@@ -1,13 +1,22 @@
 import { Router } from 'express';
 import { commentController as comments, loadedComment } from '../../controllers/v1/comment.controller';
-import { authorizeOwnerOr } from '../../middlewares/authorize';
+import { authorize, authorizeOwnerOr } from '../../middlewares/authorize';
+import { authenticateUnlessPublicRead } from '../../middlewares/optional-authenticate';
 import { validate } from '../../middlewares/validate';
-import { addCommentValidators, commentIdValidators, listCommentsValidators } from '../../validators/blog.validators';
+import {
+  addCommentValidators,
+  commentIdValidators,
+  listAllCommentsValidators,
+  listCommentsValidators,
+} from '../../validators/blog.validators';
 import type { RouteDeps } from './index';
 
 export function commentRoutes(deps: RouteDeps): Router {
   const router = Router();
-  router.use(deps.authenticate);
+  // reads may be anonymous when the operator turns PUBLIC_READS on; writes always need a token
+  router.use(authenticateUnlessPublicRead(deps.authenticate, deps.config.publicReads));
+  // every comment on every blog, for moderation
+  router.get('/', authorize('comments:moderate'), listAllCommentsValidators, validate, comments.listAllComments);
   router.post('/blog/:blogId', addCommentValidators, validate, comments.addComment);
   router.get('/blog/:blogId', listCommentsValidators, validate, comments.listComments);
   // its author, or a moderator

@@ -2,12 +2,13 @@ import { Router } from 'express';
 import { likeController as likes } from '../../controllers/v1/like.controller';
 import { validate } from '../../middlewares/validate';
 import { blogIdValidators } from '../../validators/blog.validators';
+import { onlyFields } from '../../validators/unknown-fields';
 import type { RouteDeps } from './index';
 
 export function likeRoutes(deps: RouteDeps): Router {
   const router = Router();
   router.use(deps.authenticate);
-  router.post('/blog/:blogId', blogIdValidators, validate, likes.likeBlog);
+  router.post('/blog/:blogId', blogIdValidators, onlyFields([]), validate, likes.likeBlog);
   router.delete('/blog/:blogId', blogIdValidators, validate, likes.unlikeBlog);
   return router;
 }

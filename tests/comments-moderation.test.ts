@@ -1,0 +1,69 @@
+/**
+ * GET /comments: every comment on every blog for moderators, newest first, paginated like the other lists,
+ * each with its blog's _id, title and slug and its author.
+ */
+import request from 'supertest';
+import { CommentModel } from '../src/models/comment.model';
+import { createBlog } from './helpers/blogs';
+import { createTestContext, type TestContext } from './helpers/test-app';
+import { bearer, registerAdmin, registerUser, type SignedInUser } from './helpers/users';
+
+let ctx: TestContext;
+let admin: SignedInUser;
+beforeAll(async () => {
+  ctx = await createTestContext();
+  admin = await registerAdmin(ctx.app);
+});
+afterAll(() => ctx.close());
+
+const api = () => request(ctx.app);
+
+async function addComment(user: SignedInUser, blogId: string, content: string) {
+  const response = await api().post(`/api/v1/comments/blog/${blogId}`).set(bearer(user)).send({ content });
+  if (response.status !== 201) throw new Error(`add comment failed: ${response.status} ${JSON.stringify(response.body)}`);
+  return response.body.comment as { _id: string };
+}
+
+describe('GET /comments', () => {
+  it('lists every comment newest first, each with its blog\'s _id, title and slug and its full author for the admin', async () => {
+    const published = await createBlog(ctx.app, admin, { status: 'published', title: 'Moderated post' });
+    const draft = await createBlog(ctx.app, admin, { status: 'draft', title: 'Draft post' });
+    const user = await registerUser(ctx.app);
+    const first = await addComment(user, published._id, 'first');
+    const second = await addComment(admin, draft._id, 'second');
+    const third = await addComment(user, published._id, 'third');
+
+    const response = await api().get('/api/v1/comments').set(bearer(admin));
+
+    expect(response.status).toBe(200);
+    expect(response.body).toMatchObject({ limit: 20, offset: 0, total: 3 });
+    expect(response.body.comments.map((comment: { _id: string }) => comment._id)).toEqual([third._id, second._id, first._id]);
+    expect(response.body.comments[0]).toEqual({
+      _id: third._id,
+      content: 'third',
+      blog: { _id: published._id, title: 'Moderated post', slug: published.slug },
+      author: expect.objectContaining({ _id: user.user._id, email: user.user.email }),
+      createdAt: expect.any(String),
+      updatedAt: expect.any(String),
+    });
+    expect(response.body.comments[1].blog).toEqual({ _id: draft._id, title: 'Draft post', slug: draft.slug });
+  });
+
+  it('pages with limit and offset and refuses bad ones with 400', async () => {
+    const total = await CommentModel.countDocuments();
+    const page = await api().get('/api/v1/comments?limit=1&offset=1').set(bearer(admin));
+    expect(page.status).toBe(200);
+    expect(page.body).toMatchObject({ limit: 1, offset: 1, total });
+    expect(page.body.comments).toHaveLength(1);
+
+    const bad = await api().get('/api/v1/comments?limit=51').set(bearer(admin));
+    expect(bad.status).toBe(400);
+    expect(Object.keys(bad.body.errors)).toEqual(['limit']);
+  });
+
+  it('is for admins only: 403 for a regular user, 401 without a token', async () => {
+    const user = await registerUser(ctx.app);
+    expect((await api().get('/api/v1/comments').set(bearer(user))).status).toBe(403);
+    expect((await api().get('/api/v1/comments')).status).toBe(401);
+  });
+});

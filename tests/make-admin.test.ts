@@ -1,0 +1,100 @@
+/**
+ * Admin bootstrap (`npm run make-admin -- <email>`): the operator promotes an existing account, which then
+ * acts as admin at once, with the session it already has. And `npm start` runs the built dist/ only.
+ */
+import { spawn, spawnSync } from 'node:child_process';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import mongoose from 'mongoose';
+import request from 'supertest';
+import { databaseUri } from './helpers/server-process';
+import { createTestContext, type TestContext } from './helpers/test-app';
+import { bearer, registerUser } from './helpers/users';
+
+const PROJECT_ROOT = path.resolve(__dirname, '..');
+
+let ctx: TestContext;
+beforeAll(async () => {
+  ctx = await createTestContext();
+});
+afterAll(() => ctx.close());
+
+function makeAdmin(...args: string[]): Promise<{ code: number | null; stdout: string; stderr: string }> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, ['--require', 'tsx/cjs', path.join('src', 'cli', 'make-admin.ts'), ...args], {
+      cwd: PROJECT_ROOT,
+      env: {
+        PATH: process.env.PATH ?? '',
+        DOTENV_CONFIG_PATH: '/dev/null',
+        DOTENV_CONFIG_QUIET: 'true',
+        NODE_ENV: 'test',
+        MONGODB_URI: databaseUri(mongoose.connection.name),
+        ...Object.fromEntries(['JWT_ACCESS_SECRET', 'JWT_REFRESH_SECRET'].map((name) => [name, 'x'.repeat(31) + name.length])),
+      },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.on('data', (chunk) => (stdout += chunk));
+    child.stderr.on('data', (chunk) => (stderr += chunk));
+    const timer = setTimeout(() => {
+      child.kill('SIGKILL');
+      reject(new Error(`make-admin did not finish; ${stdout}${stderr}`));
+    }, 40_000);
+    child.once('exit', (code) => {
+      clearTimeout(timer);
+      resolve({ code, stdout, stderr });
+    });
+  });
+}
+
+describe('npm run make-admin -- <email>', () => {
+  it('promotes an existing account, not on the whitelist, whose open session then passes admin routes', async () => {
+    const user = await registerUser(ctx.app, { email: 'Operator.Chosen@example.com' });
+    expect((await request(ctx.app).get('/api/v1/users').set(bearer(user))).status).toBe(403);
+
+    const result = await makeAdmin('operator.chosen@EXAMPLE.com');
+
+    expect(result).toMatchObject({ code: 0, stderr: '' });
+    expect(result.stdout).toBe(`operator.chosen@example.com (${user.user.username}) is now an admin\n`);
+    expect((await request(ctx.app).get('/api/v1/users').set(bearer(user))).status).toBe(200);
+    expect((await request(ctx.app).get('/api/v1/users/current').set(bearer(user))).body.user.role).toBe('admin');
+    expect((await makeAdmin('operator.chosen@example.com')).stdout).toBe('operator.chosen@example.com is already an admin\n');
+  });
+
+  it('says in one line that an unknown email must register first, and how to call it without one', async () => {
+    const unknown = await makeAdmin('nobody@example.com');
+    expect(unknown.code).toBe(1);
+    expect(unknown.stderr).toBe('make-admin: no account with the email nobody@example.com: register it first (POST /api/v1/auth/register), then run this again\n');
+
+    const usage = await makeAdmin();
+    expect(usage.code).toBe(1);
+    expect(usage.stderr).toBe('make-admin: usage: npm run make-admin -- <email of an existing account>\n');
+  });
+});
+
+describe('npm start', () => {
+  const scripts = JSON.parse(readFileSync(path.join(PROJECT_ROOT, 'package.json'), 'utf8')).scripts as Record<string, string>;
+
+  it('runs dist/ only, with no build step before it', () => {
+    expect(scripts.start).toBe('node dist/server.js');
+    expect(scripts).not.toHaveProperty('prestart');
+    expect(scripts.build).toBe('tsc -p tsconfig.build.json');
+  });
+
+  it('is prepared by npm ci on a clone (the compiler and src/ present), and skipped on a production install', () => {
+    const directory = mkdtempSync(path.join(tmpdir(), 'blog-api-prepare-'));
+    try {
+      // a production install: package.json and dist/ only, no compiler on the PATH
+      writeFileSync(path.join(directory, 'package.json'), JSON.stringify({ name: 'x', version: '1.0.0', scripts }));
+      const production = spawnSync('sh', ['-c', scripts.prepare], { cwd: directory, env: { PATH: '/usr/bin:/bin' }, encoding: 'utf8' });
+      expect(production.status).toBe(0);
+      expect(production.stdout + production.stderr).toBe('');
+      // a clone: src/ present and tsc on the PATH, as npm puts node_modules/.bin there; npm run build is what it calls
+      expect(scripts.prepare).toMatch(/\[ -d src \] && command -v tsc .* then npm run build; fi$/);
+    } finally {
+      rmSync(directory, { recursive: true, force: true });
+    }
+  });
+});

@@ -1,0 +1,99 @@
+/**
+ * PUBLIC_READS: off by default (the interface requires a token); when the operator turns it on, anonymous
+ * visitors read published blogs and their comments, never drafts, with likedByMe false, while a token that is
+ * sent still counts and an invalid one is still refused.
+ */
+import request from 'supertest';
+import type { Express } from 'express';
+import { createBlog } from './helpers/blogs';
+import { createTestContext, type TestContext } from './helpers/test-app';
+import { bearer, registerAdmin, registerUser, type SignedInUser } from './helpers/users';
+
+let ctx: TestContext;
+let publicApp: Express;
+let admin: SignedInUser;
+let reader: SignedInUser;
+let published: { _id: string; slug: string };
+let draft: { _id: string; slug: string };
+beforeAll(async () => {
+  ctx = await createTestContext();
+  publicApp = ctx.buildApp({ PUBLIC_READS: 'true' }).app;
+  admin = await registerAdmin(ctx.app);
+  reader = await registerUser(ctx.app);
+  published = await createBlog(ctx.app, admin, { status: 'published' });
+  draft = await createBlog(ctx.app, admin, { status: 'draft' });
+  await request(ctx.app).post(`/api/v1/likes/blog/${published._id}`).set(bearer(reader)).expect(200);
+  await request(ctx.app).post(`/api/v1/comments/blog/${published._id}`).set(bearer(reader)).send({ content: 'Nice' }).expect(201);
+});
+afterAll(() => ctx.close());
+
+const readPaths = () => [
+  '/api/v1/blogs',
+  `/api/v1/blogs/user/${admin.user._id}`,
+  `/api/v1/blogs/${published.slug}`,
+  `/api/v1/comments/blog/${published._id}`,
+];
+
+describe('without PUBLIC_READS (the default)', () => {
+  it('answers 401 to every read without a token, as the interface says', async () => {
+    expect(ctx.config.publicReads).toBe(false);
+    for (const path of readPaths()) {
+      const response = await request(ctx.app).get(path);
+      expect({ path, status: response.status }).toEqual({ path, status: 401 });
+    }
+  });
+});
+
+describe('with PUBLIC_READS=true', () => {
+  it('lets anonymous visitors list published blogs only, likedByMe false, authors without email', async () => {
+    for (const path of ['/api/v1/blogs', `/api/v1/blogs/user/${admin.user._id}`]) {
+      const response = await request(publicApp).get(path);
+      expect(response.status).toBe(200);
+      const ids = response.body.blogs.map((blog: { _id: string }) => blog._id);
+      expect(ids).toContain(published._id);
+      expect(ids).not.toContain(draft._id);
+      expect(response.body.blogs.every((blog: { status: string }) => blog.status === 'published')).toBe(true);
+      const blog = response.body.blogs.find((item: { _id: string }) => item._id === published._id);
+      expect(blog.likedByMe).toBe(false);
+      expect(blog.likesCount).toBe(1);
+      expect(blog.author).not.toHaveProperty('email');
+    }
+  });
+
+  it('lets anonymous visitors read a published blog by slug and its comments, but never a draft', async () => {
+    const blog = await request(publicApp).get(`/api/v1/blogs/${published.slug}`);
+    expect(blog.status).toBe(200);
+    expect(blog.body.blog).toMatchObject({ _id: published._id, likedByMe: false });
+
+    const comments = await request(publicApp).get(`/api/v1/comments/blog/${published._id}`);
+    expect(comments.status).toBe(200);
+    expect(comments.body.comments).toHaveLength(1);
+    expect(comments.body.comments[0].author).not.toHaveProperty('email');
+
+    expect((await request(publicApp).get(`/api/v1/blogs/${draft.slug}`)).status).toBe(404);
+    expect((await request(publicApp).get(`/api/v1/comments/blog/${draft._id}`)).status).toBe(404);
+  });
+
+  it('still counts a token that is sent: the reader sees their like, the admin sees drafts', async () => {
+    const asReader = await request(publicApp).get(`/api/v1/blogs/${published.slug}`).set(bearer(reader));
+    expect(asReader.body.blog.likedByMe).toBe(true);
+
+    const asAdmin = await request(publicApp).get('/api/v1/blogs').set(bearer(admin));
+    expect(asAdmin.body.blogs.map((blog: { _id: string }) => blog._id)).toContain(draft._id);
+  });
+
+  it('still refuses an invalid token with 401 rather than reading anonymously', async () => {
+    for (const path of readPaths()) {
+      const response = await request(publicApp).get(path).set('Authorization', 'Bearer not.a.token');
+      expect({ path, status: response.status }).toEqual({ path, status: 401 });
+    }
+  });
+
+  it('keeps every write and the admin list behind a token', async () => {
+    expect((await request(publicApp).post(`/api/v1/comments/blog/${published._id}`).send({ content: 'anon' })).status).toBe(401);
+    expect((await request(publicApp).post(`/api/v1/likes/blog/${published._id}`)).status).toBe(401);
+    expect((await request(publicApp).delete(`/api/v1/blogs/${published._id}`)).status).toBe(401);
+    expect((await request(publicApp).get('/api/v1/comments')).status).toBe(401);
+    expect((await request(publicApp).get('/api/v1/users/current')).status).toBe(401);
+  });
+});

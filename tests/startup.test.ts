@@ -1,0 +1,123 @@
+/**
+ * Start-up as an operator meets it: a failure is one clear line on stderr (no stack trace), and
+ * development keeps its generated JWT secrets across restarts so a SPA's tokens stay valid.
+ */
+import { spawn, spawnSync } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { createServer, type Server } from 'node:net';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import mongoose from 'mongoose';
+import { startStandIn, type LocalDatabase } from '../src/lib/local-database';
+import { databaseUri, sharedSecrets, startServerProcess, type ServerProcess } from './helpers/server-process';
+
+const PROJECT_ROOT = path.resolve(__dirname, '..');
+
+/** Runs src/server.ts to its end and returns what it wrote; for start-ups that must fail. */
+function runServerToExit(env: Record<string, string>): Promise<{ code: number | null; stdout: string; stderr: string }> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, ['--require', 'tsx/cjs', path.join('src', 'server.ts')], {
+      cwd: PROJECT_ROOT,
+      env: { PATH: process.env.PATH ?? '', DOTENV_CONFIG_PATH: '/dev/null', DOTENV_CONFIG_QUIET: 'true', NODE_ENV: 'test', BCRYPT_COST: '4', ...env },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.on('data', (chunk) => (stdout += chunk));
+    child.stderr.on('data', (chunk) => (stderr += chunk));
+    const timer = setTimeout(() => {
+      child.kill('SIGKILL');
+      reject(new Error(`the server did not exit; stdout:\n${stdout}\nstderr:\n${stderr}`));
+    }, 40_000);
+    child.once('exit', (code) => {
+      clearTimeout(timer);
+      resolve({ code, stdout, stderr });
+    });
+  });
+}
+
+/** The stand-in needs java and mvn; machines where mongodb-memory-server works may lack them. */
+const hasStandIn = ['java', 'mvn'].every((command) => !spawnSync(command, ['-version'], { stdio: 'ignore' }).error);
+
+const lines = (text: string) => text.split('\n').filter((line) => line.trim() !== '');
+
+describe('a start-up that cannot succeed', () => {
+  let occupied: Server;
+  beforeAll(async () => {
+    occupied = createServer();
+    await new Promise<void>((resolve) => occupied.listen(0, '0.0.0.0', resolve));
+    await mongoose.connect(databaseUri(`startup_${process.pid}`));
+  });
+  afterAll(async () => {
+    await new Promise((resolve) => occupied.close(resolve));
+    await mongoose.disconnect();
+  });
+
+  it('says in one line that the port is busy, without a stack trace', async () => {
+    const port = (occupied.address() as { port: number }).port;
+    const result = await runServerToExit({ PORT: String(port), MONGODB_URI: databaseUri(`startup_${process.pid}`), ...sharedSecrets() });
+
+    expect(result.code).toBe(1);
+    expect(lines(result.stderr)).toEqual([`Start-up failed: port ${port} is already in use (another instance running?): stop it or set PORT`]);
+    expect(result.stdout + result.stderr).not.toMatch(/^\s+at /m);
+  });
+
+  it('names the variable of a configuration error in one line', async () => {
+    const result = await runServerToExit({ CORS_ORIGINS: 'localhost:5173', ...sharedSecrets() });
+
+    expect(result.code).toBe(1);
+    expect(lines(result.stderr)).toEqual([
+      'Configuration error: CORS_ORIGINS: "localhost:5173" is not an origin: write scheme://host[:port] with no path, e.g. http://localhost:5173',
+    ]);
+  });
+});
+
+(hasStandIn ? describe : describe.skip)('a second instance on the same local database (offline stand-in)', () => {
+  let dataDir: string;
+  let first: LocalDatabase | undefined;
+  beforeAll(() => {
+    dataDir = mkdtempSync(path.join(tmpdir(), 'blog-api-data-'));
+  });
+  afterAll(async () => {
+    await first?.stop();
+    rmSync(dataDir, { recursive: true, force: true });
+  });
+
+  it('fails with one line giving the stand-in\'s reason (a locked file) and what to do', async () => {
+    const log = () => undefined;
+    first = await startStandIn({ persistent: true, dataDir, log });
+
+    const second = startStandIn({ persistent: true, dataDir, log });
+
+    await expect(second).rejects.toThrow(/^the local database is in use by another process \(The file is locked: .*mongo-standin\.h2\): is another instance of the API running on it\? Stop it, or set MONGODB_URI$/);
+    await expect(second).rejects.not.toThrow(/\n/);
+  });
+});
+
+describe('development without JWT secrets', () => {
+  const servers: ServerProcess[] = [];
+  afterAll(async () => {
+    await Promise.all(servers.map((server) => server.stop()));
+  });
+
+  it('keeps the generated secrets in .data/dev-secrets.json, so a token survives a restart', async () => {
+    const env = { NODE_ENV: 'development', BCRYPT_COST: '10', MONGODB_URI: databaseUri(`dev_secrets_${process.pid}`) };
+    const first = await startServerProcess(env);
+    servers.push(first);
+    const registered = await fetch(`${first.baseUrl}/api/v1/auth/register`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ email: `restart.${process.pid}@example.com`, password: 'password123' }),
+    });
+    expect(registered.status).toBe(201);
+    const { accessToken } = (await registered.json()) as { accessToken: string };
+    await first.stop();
+
+    const second = await startServerProcess(env);
+    servers.push(second);
+    const current = await fetch(`${second.baseUrl}/api/v1/users/current`, { headers: { authorization: `Bearer ${accessToken}` } });
+
+    expect(current.status).toBe(200);
+    expect(second.output.join('\n')).toContain('dev-secrets.json');
+  });
+});
