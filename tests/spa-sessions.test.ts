@@ -19,7 +19,7 @@ beforeAll(async () => {
 afterAll(() => ctx.close());
 
 const SECRETS = { JWT_ACCESS_SECRET: 'a'.repeat(32), JWT_REFRESH_SECRET: 'b'.repeat(32) };
-const production = { NODE_ENV: 'production', MONGODB_URI: 'mongodb://db/blog', CLOUDINARY_URL: 'cloudinary://key:secret@demo', ...SECRETS };
+const production = { NODE_ENV: 'production', MONGODB_URI: 'mongodb://db/blog', PUBLIC_URL: 'https://api.example.com', CLOUDINARY_URL: 'cloudinary://key:secret@demo', ...SECRETS };
 
 const setCookieOf = (response: request.Response) => ([] as string[]).concat(response.headers['set-cookie'] ?? [])[0] ?? '';
 
