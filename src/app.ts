@@ -36,6 +36,8 @@ export interface AppDeps {
   readinessChecks?: Record<string, ReadinessCheck>;
   /** True once graceful shutdown has begun: /readyz then answers 503 so load balancers drain this instance. */
   isShuttingDown?: () => boolean;
+  /** False when the process cannot recover by itself (the database watchdog gave up): /healthz then answers 503. */
+  isLive?: () => boolean;
 }
 
 /** A readiness probe must answer before its prober gives up (Docker's HEALTHCHECK waits 5 s). */
@@ -48,6 +50,7 @@ export function createApp({
   storage = createBannerStorage(config.storage),
   readinessChecks = {},
   isShuttingDown = () => false,
+  isLive = () => true,
 }: AppDeps): Express {
   const app = express();
   app.disable('x-powered-by');
@@ -82,6 +85,7 @@ export function createApp({
     healthRoutes({
       readinessChecks: { mongodb: pingDatabase, ...readinessChecks },
       isShuttingDown,
+      isLive,
       checkTimeoutMs: READINESS_CHECK_TIMEOUT_MS,
     }),
   );
@@ -105,6 +109,6 @@ export function createApp({
   );
   app.use(methodNotAllowed(openApiDocument.paths));
   app.use(notFoundHandler);
-  app.use(errorHandler(logger));
+  app.use(errorHandler(logger, { retryAfterSeconds: config.database.retryAfterSeconds }));
   return app;
 }
