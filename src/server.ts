@@ -9,10 +9,12 @@ import { createApp } from './app';
 import { ConfigError, loadConfig } from './config';
 import type { ReadinessCheck } from './controllers/health.controller';
 import { connectDatabase, disconnectDatabase } from './lib/database';
+import { startDatabaseWatchdog } from './lib/database-watchdog';
 import { startLocalDatabase, type LocalDatabase } from './lib/local-database';
 import { createLogger, type Logger } from './lib/logger';
 import { closeRedis, createRedisRateLimitStore, openRedis, pingRedis, type RedisClient } from './lib/redis';
 import { settleWithin } from './lib/timeout';
+import { runMaintenance } from './services/reconciliation.service';
 import { createBannerStorage } from './services/storage';
 
 async function main(): Promise<void> {
@@ -39,7 +41,12 @@ async function main(): Promise<void> {
     uri = localDatabase.uri;
     logger.info(`database: ${localDatabase.kind} at ${uri} (set MONGODB_URI to use your own)`);
   }
-  await connectDatabase({ uri, serverApi: config.mongodb.serverApi });
+  await connectDatabase({ uri, serverApi: config.mongodb.serverApi, timeouts: config.database });
+  const watchdog = startDatabaseWatchdog({
+    intervalMs: config.database.watchdogIntervalMs,
+    unreachableMs: config.database.watchdogUnreachableMs,
+    logger,
+  });
 
   // Redis only carries the shared rate-limit counters; without it each instance counts on its own.
   let redis: RedisClient | undefined;
@@ -56,6 +63,12 @@ async function main(): Promise<void> {
   const storage = createBannerStorage(config.storage);
   logger.info(`banners: ${storage.kind}`);
 
+  // Counters that heal: once in the background now, then on a schedule (also `npm run reconcile`).
+  const maintain = () => runMaintenance(storage, { minAgeMs: config.maintenance.orphanMinAgeMs, logger });
+  if (config.maintenance.onStart) setTimeout(() => void maintain(), 0).unref();
+  const maintenanceTimer = config.maintenance.intervalMs > 0 ? setInterval(() => void maintain(), config.maintenance.intervalMs) : undefined;
+  maintenanceTimer?.unref();
+
   let shuttingDown = false;
   const app = createApp({
     config,
@@ -64,8 +77,13 @@ async function main(): Promise<void> {
     rateLimitStore: redis && createRedisRateLimitStore(redis),
     readinessChecks,
     isShuttingDown: () => shuttingDown,
+    isLive: () => watchdog.healthy(),
   });
   const server: Server = app.listen(config.port);
+  // Node's defaults would hold a slow body for 300 s; each bound is explicit and configurable.
+  server.headersTimeout = config.http.headersTimeoutMs;
+  server.requestTimeout = config.http.requestTimeoutMs;
+  server.keepAliveTimeout = config.http.keepAliveTimeoutMs;
   server.once('listening', () => {
     // The port actually bound: PORT=0 asks the system for a free one (tests start servers that way).
     const { port } = server.address() as AddressInfo;
@@ -75,6 +93,14 @@ async function main(): Promise<void> {
   const shutdown = async (signal: string) => {
     if (shuttingDown) return;
     shuttingDown = true;
+    watchdog.stop();
+    clearInterval(maintenanceTimer);
+    // First /readyz answers 503 while everything is still served, so load balancers stop sending new
+    // requests before the listener closes: nothing already on its way is refused or reset.
+    if (config.shutdownReadinessDelayMs > 0) {
+      logger.info(`${signal}: /readyz answers 503 from now on; still serving for ${config.shutdownReadinessDelayMs} ms before draining`);
+      await new Promise((resolve) => setTimeout(resolve, config.shutdownReadinessDelayMs));
+    }
     // drainServer closes the listening socket before it first awaits, so when this line is written new
     // connections are already refused (the shutdown test relies on that order)
     const drained = drainServer(server, config.shutdownGraceMs, logger);
