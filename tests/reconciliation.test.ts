@@ -117,6 +117,24 @@ describe('database watchdog', () => {
     expect(log.lines.join('\n')).toMatch(/reopening it[\s\S]*reopened and answering/);
   });
 
+  it('does not reopen a connection that answers again once the database is back (no false alarm right after an outage)', async () => {
+    const time = clock();
+    const answers = [false, true]; // failed while the database was away, answers on the second look
+    let reopened = 0;
+    const watchdog = startDatabaseWatchdog({
+      intervalMs: 0,
+      unreachableMs: 1_000,
+      logger: captureLog().logger,
+      now: time.now,
+      probes: { ping: async () => answers.shift() ?? true, fresh: async () => true, reopen: async () => void (reopened += 1) },
+    });
+    time.advance(5_000);
+    await watchdog.check();
+
+    expect(reopened).toBe(0);
+    expect(watchdog.healthy()).toBe(true);
+  });
+
   it('makes /healthz answer 503 when reopening does not bring the connection back', async () => {
     const time = clock();
     const watchdog = startDatabaseWatchdog({
@@ -142,6 +160,7 @@ describe('database watchdog', () => {
 
   it('really reopens the application connection (models keep working afterwards)', async () => {
     const { reopenDatabase } = await import('../src/lib/database');
+    await createBlog(ctx.app, admin);
     const before = mongoose.connection.getClient();
     await reopenDatabase();
 

@@ -75,6 +75,13 @@ export function startDatabaseWatchdog(options: WatchdogOptions): DatabaseWatchdo
         outageLogged = true;
         return;
       }
+      // The database has just come back, perhaps: a healthy driver reconnects within a heartbeat, and a
+      // ping now makes it look at once. Only a connection that still fails then is wedged.
+      if (await probes.ping()) {
+        lastReachable = now();
+        outageLogged = false;
+        return;
+      }
       logger.warn(`database: unreachable through the connection for ${unreachableFor} ms while a fresh connection succeeds: reopening it`);
       const outcome = await settleWithin(
         probes.reopen().then(() => 'reopened' as const, (error: unknown) => error),

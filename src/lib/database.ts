@@ -133,6 +133,8 @@ const UNAVAILABLE_ERROR_NAMES = new Set([
   'MongoServerSelectionError',
   'MongooseServerSelectionError',
   'MongoTopologyClosedError',
+  // an operation in flight when the watchdog throws a wedged connection away
+  'MongoClientClosedError',
   'MongoNotConnectedError',
   'MongoPoolClearedError',
   'MongoWaitQueueTimeoutError',
