@@ -36,6 +36,7 @@ describe('failure-behaviour configuration', () => {
   it('bounds every wait by default: 2.5 s server selection, 10 s socket deadline, 15 s storage, 5 s readiness delay', () => {
     const { config } = loadConfig(base);
     expect(config.database).toEqual({
+      operationTimeoutMs: 10_000,
       serverSelectionTimeoutMs: 2_500,
       socketTimeoutMs: 10_000,
       connectTimeoutMs: 5_000,

@@ -70,6 +70,7 @@ const environmentSchema = z.object({
   SHUTDOWN_GRACE_MS: integer(10_000, 0, 10 * 60_000),
 
   // Failure behaviour (docs/failure-behaviour.md): every wait on a dependency is bounded.
+  MONGODB_OPERATION_TIMEOUT_MS: integer(10_000, 100, 10 * 60_000),
   MONGODB_SERVER_SELECTION_TIMEOUT_MS: integer(2_500, 100, 60_000),
   MONGODB_SOCKET_TIMEOUT_MS: integer(10_000, 500, 10 * 60_000),
   MONGODB_CONNECT_TIMEOUT_MS: integer(5_000, 100, 60_000),
@@ -139,6 +140,8 @@ export interface Config {
   http: { headersTimeoutMs: number; requestTimeoutMs: number; keepAliveTimeoutMs: number };
   /** Bounds on every wait for MongoDB (docs/failure-behaviour.md). */
   database: {
+    /** Client-side deadline of every operation (the driver's timeoutMS). */
+    operationTimeoutMs: number;
     serverSelectionTimeoutMs: number;
     socketTimeoutMs: number;
     connectTimeoutMs: number;
@@ -251,6 +254,7 @@ export function loadConfig(environment: NodeJS.ProcessEnv = process.env): Loaded
       keepAliveTimeoutMs: env.HTTP_KEEP_ALIVE_TIMEOUT_MS,
     },
     database: {
+      operationTimeoutMs: env.MONGODB_OPERATION_TIMEOUT_MS,
       serverSelectionTimeoutMs: env.MONGODB_SERVER_SELECTION_TIMEOUT_MS,
       socketTimeoutMs: env.MONGODB_SOCKET_TIMEOUT_MS,
       connectTimeoutMs: env.MONGODB_CONNECT_TIMEOUT_MS,

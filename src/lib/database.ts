@@ -10,6 +10,8 @@ import { settleWithin } from './timeout';
 
 /** Bounds on the waits for MongoDB; the defaults are those of the configuration. */
 export interface DatabaseTimeouts {
+  /** The driver's client-side deadline of a whole operation (timeoutMS): selection, checkout, write, read. */
+  operationTimeoutMs: number;
   serverSelectionTimeoutMs: number;
   socketTimeoutMs: number;
   connectTimeoutMs: number;
@@ -17,6 +19,7 @@ export interface DatabaseTimeouts {
 }
 
 export const DEFAULT_DATABASE_TIMEOUTS: DatabaseTimeouts = {
+  operationTimeoutMs: 10_000,
   serverSelectionTimeoutMs: 2_500,
   socketTimeoutMs: 10_000,
   connectTimeoutMs: 5_000,
@@ -45,7 +48,11 @@ function driverOptions(options: ConnectOptions): mongoose.ConnectOptions {
     // An operation while the database is unreachable fails at once rather than waiting in Mongoose's queue.
     bufferCommands: false,
     serverSelectionTimeoutMS: timeouts.serverSelectionTimeoutMs,
-    // The deadline of every operation on an open connection: a silent partition ends in a network timeout.
+    // The client-side deadline of every operation, whatever it waits on. Without it an operation whose
+    // socket Node destroyed at the wrong moment waits for ever for a 'drain' event that never comes
+    // (docs/mongodb-drain-hang.md): socketTimeoutMS cannot end it, as the socket is already gone.
+    timeoutMS: timeouts.operationTimeoutMs,
+    // The deadline of a read on an open connection: a silent partition ends in a network timeout.
     socketTimeoutMS: timeouts.socketTimeoutMs,
     connectTimeoutMS: timeouts.connectTimeoutMs,
     heartbeatFrequencyMS: timeouts.heartbeatMs,
