@@ -5,21 +5,14 @@
  */
 import type { NextFunction, Request, Response } from 'express';
 import mongoose from 'mongoose';
-import {
-  BadGateway,
-  BadRequest,
-  HttpError,
-  NotFound,
-  PayloadTooLarge,
-  RequestValidationError,
-  ServiceUnavailable,
-  UnsupportedMediaType,
-} from '../errors/http-errors';
-import { isDatabaseUnavailableError } from '../lib/database';
+import { BadGateway, BadRequest, HttpError, NotFound, PayloadTooLarge, RequestValidationError, UnsupportedMediaType } from '../errors/http-errors';
 import type { Logger } from '../lib/logger';
 import { duplicateKeyField } from '../lib/mongo-errors';
 import { StorageError } from '../services/storage';
 import { requestIdOf } from './request-logger';
+// dependency failures (issue 10): a separate branch of toHttpError, below
+import { ServiceUnavailable } from '../errors/http-errors';
+import { isDatabaseUnavailableError } from '../lib/database';
 
 /** Errors raised by body-parser carry a `type` naming what went wrong. */
 interface BodyParserError {
