@@ -24,7 +24,7 @@ export interface FakeCloudinary {
   failWith(status: number): void;
   /**
    * How uploads are answered from now on: `hang` never answers; `trickle` sends the headers, then a
-   * byte every `delayMs`; `late` stores the file after `delayMs` and answers then; `normal` again.
+   * byte every `delayMs`; `late` stores the file at once but answers only after `delayMs`; `normal` again.
    */
   uploadMode(mode: 'normal' | 'hang' | 'trickle' | 'late', delayMs?: number): void;
   /** When each stored file was stored, by public id (GET resources reports it as created_at). */
@@ -98,9 +98,9 @@ export async function startFakeCloudinary(): Promise<FakeCloudinary> {
       return;
     }
     if (mode === 'late') {
-      // stored whatever happened to the client meanwhile, as Cloudinary would
+      // stored at once, whatever happens to the client; only the answer comes late
+      store();
       later(modeDelayMs, () => {
-        store();
         if (!res.destroyed) res.json({ public_id: publicId, secure_url: `https://res.cloudinary.com/${cloudName}/image/upload/v1/${publicId}.png` });
       });
       return;
