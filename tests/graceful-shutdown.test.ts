@@ -161,7 +161,7 @@ describe('SIGINT', () => {
 
 describe('readiness delay before the drain (SHUTDOWN_READINESS_DELAY_MS)', () => {
   it('answers /readyz 503 while still accepting and serving requests, then drains and exits 0', async () => {
-    const server = await startServer({ SHUTDOWN_READINESS_DELAY_MS: '3000' });
+    const server = await startServer({ SHUTDOWN_READINESS_DELAY_MS: '5000' });
     expect((await send(server, 'GET', '/readyz').response).status).toBe(200);
 
     server.child.kill('SIGTERM');
