@@ -6,6 +6,8 @@
  * tools/faults/run.js.
  */
 import mongoose from 'mongoose';
+import { isDatabaseUnavailableError } from '../src/lib/database';
+import { StorageError } from '../src/services/storage';
 import { startTcpProxy, type TcpProxy } from '../tools/faults/tcp-proxy';
 import { databaseUri, sharedSecrets, startServerProcess, type ServerProcess } from './helpers/server-process';
 import { createTestContext, type TestContext } from './helpers/test-app';
@@ -24,6 +26,7 @@ beforeAll(async () => {
     MONGODB_URI: target.toString(),
     ...sharedSecrets(),
     MONGODB_SOCKET_TIMEOUT_MS: '3000',
+    MONGODB_OPERATION_TIMEOUT_MS: '5000',
     DB_UNAVAILABLE_RETRY_AFTER_S: '7',
   });
   const registered = await fetch(`${server.baseUrl}/api/v1/auth/register`, {
@@ -98,12 +101,39 @@ describe('a silent partition (no byte gets through, nothing is reset)', () => {
     expect((await get('/api/v1/blogs')).status).toBe(200);
     proxy.setMode('blackhole');
 
-    // the socket deadline (3 s here) or server selection ends it; the fetch's own 20 s limit would fail the test
+    // the operation deadline (5 s here) ends it at the latest; the fetch's own 20 s limit would fail the test
     const during = await get('/api/v1/blogs');
     expect(during.status).toBe(503);
     expect(during.body.code).toBe('ServiceUnavailable');
 
     proxy.setMode('pass');
     expect(await eventually(async () => (await get('/api/v1/blogs')).status === 200)).toBe(true);
+  });
+});
+
+describe('which errors mean "the database is unavailable" (503) rather than a bug (500)', () => {
+  const named = (name: string) => Object.assign(new Error('x'), { name });
+  const socketError = (code: string, frame: string) =>
+    Object.assign(new Error(`write ${code}`), { code, stack: `Error: write ${code}\n    at afterWriteDispatched (node:internal/stream_base_commons:161:15)\n    at ${frame}` });
+  const driverFrame = 'Connection.writeCommand (/app/node_modules/mongoose/node_modules/mongodb/lib/cmap/connection.js:392:25)';
+
+  it.each([
+    ['a server selection timeout', named('MongoServerSelectionError')],
+    ['a network timeout', named('MongoNetworkTimeoutError')],
+    ['an operation timeout (timeoutMS)', named('MongoOperationTimeoutError')],
+    ['a client closed by the watchdog', named('MongoClientClosedError')],
+    ['a raw socket error the driver passed on', socketError('ECONNRESET', driverFrame)],
+    ['a driver error as the cause of another', new Error('wrapped', { cause: named('MongoNetworkError') })],
+  ])('%s: unavailable', (_case, error) => {
+    expect(isDatabaseUnavailableError(error)).toBe(true);
+  });
+
+  it.each([
+    ['a plain bug', new TypeError('x is undefined')],
+    ['a duplicate key', Object.assign(named('MongoServerError'), { code: 11000 })],
+    ['a socket error of another library', socketError('ECONNRESET', 'ClientRequest.emit (/app/node_modules/cloudinary/lib/uploader.js:600:3)')],
+    ['a storage failure caused by a reset', new StorageError('Cloudinary upload failed', { cause: socketError('ECONNRESET', driverFrame) })],
+  ])('%s: not unavailable', (_case, error) => {
+    expect(isDatabaseUnavailableError(error)).toBe(false);
   });
 });

@@ -134,6 +134,23 @@ export async function reopenDatabase(): Promise<void> {
   await connection.openUri(lastConnectOptions.uri, driverOptions(lastConnectOptions));
 }
 
+const SOCKET_ERROR_CODES = new Set(['ECONNRESET', 'EPIPE', 'ECONNREFUSED', 'ETIMEDOUT', 'ECONNABORTED', 'ERR_STREAM_DESTROYED']);
+
+/**
+ * Node's own socket error, passed on unwrapped by the driver (mongodb 6.20 rethrows a failed socket
+ * write as it is: `Error: write ECONNRESET` from Connection.writeCommand). Recognised by its code and by
+ * coming from the driver, so the same error from another dependency is not taken for the database's.
+ */
+function isRawDriverSocketError(error: object): boolean {
+  const { code, stack } = error as { code?: unknown; stack?: unknown };
+  return (
+    typeof code === 'string' &&
+    SOCKET_ERROR_CODES.has(code) &&
+    typeof stack === 'string' &&
+    /[\\/]node_modules[\\/](?:mongoose[\\/]node_modules[\\/])?mongodb[\\/]/.test(stack)
+  );
+}
+
 const UNAVAILABLE_ERROR_NAMES = new Set([
   'MongoNetworkError',
   'MongoNetworkTimeoutError',
@@ -155,7 +172,10 @@ const UNAVAILABLE_ERROR_NAMES = new Set([
 export function isDatabaseUnavailableError(error: unknown): boolean {
   for (let current = error, depth = 0; current && typeof current === 'object' && depth < 5; depth++) {
     const { name, message } = current as { name?: unknown; message?: unknown };
+    // another dependency's failure (banner storage) is its own answer, whatever its cause
+    if (name === 'StorageError') return false;
     if (typeof name === 'string' && UNAVAILABLE_ERROR_NAMES.has(name)) return true;
+    if (isRawDriverSocketError(current)) return true;
     if (
       name === 'MongooseError' &&
       typeof message === 'string' &&
