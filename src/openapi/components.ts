@@ -5,7 +5,9 @@
  */
 import { ROLES, SOCIAL_NETWORKS, USER_LIMITS } from '../models/user.model';
 import { PAGINATION } from '../validators/common.validators';
-import { HTTP_METHODS, type HeaderObject, type HttpMethod, type JsonSchema, type MediaType, type Operation, type ParameterObject, type Paths, type Reference, type ResponseObject } from './types';
+import type { HeaderObject, JsonSchema, MediaType, ParameterObject, Reference, ResponseObject } from './types';
+// for withDatabaseResponses (issue 10)
+import { HTTP_METHODS, type HttpMethod, type Operation, type Paths } from './types';
 
 export const ref = (kind: 'schemas' | 'responses' | 'parameters' | 'headers', name: string): Reference => ({
   $ref: `#/components/${kind}/${name}`,
