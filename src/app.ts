@@ -45,6 +45,8 @@ export interface AppDeps {
   isShuttingDown?: () => boolean;
   /** Metrics for GET /metrics; a registry of this app's own when absent. server.ts passes one watching MongoDB and Redis. */
   metrics?: AppMetrics;
+  /** False when the process cannot recover by itself (the database watchdog gave up): /healthz then answers 503. */
+  isLive?: () => boolean;
 }
 
 /** A readiness probe must answer before its prober gives up (Docker's HEALTHCHECK waits 5 s). */
@@ -59,6 +61,7 @@ export function createApp({
   readinessChecks = {},
   isShuttingDown = () => false,
   metrics = createMetrics(),
+  isLive = () => true,
 }: AppDeps): Express {
   const app = express();
   app.disable('x-powered-by');
@@ -107,6 +110,7 @@ export function createApp({
     healthRoutes({
       readinessChecks: { mongodb: pingDatabase, ...readinessChecks },
       isShuttingDown,
+      isLive,
       checkTimeoutMs: READINESS_CHECK_TIMEOUT_MS,
     }),
   );
@@ -134,6 +138,6 @@ export function createApp({
   app.use(methodNotAllowed(openApiDocument.paths));
   app.use(notFoundHandler);
   if (config.metrics.enabled) app.use(recordRefusals(metrics));
-  app.use(errorHandler(logger));
+  app.use(errorHandler(logger, { retryAfterSeconds: config.database.retryAfterSeconds }));
   return app;
 }

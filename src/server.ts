@@ -3,7 +3,7 @@
  * listens, and shuts down gracefully on SIGTERM/SIGINT.
  */
 import 'dotenv/config';
-import type { Server } from 'node:http';
+import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import mongoose from 'mongoose';
 import path from 'node:path';
@@ -11,12 +11,14 @@ import { createApp } from './app';
 import { ConfigError, loadConfig } from './config';
 import type { ReadinessCheck } from './controllers/health.controller';
 import { connectDatabase, disconnectDatabase } from './lib/database';
+import { startDatabaseWatchdog } from './lib/database-watchdog';
 import { startLocalDatabase, type LocalDatabase } from './lib/local-database';
 import { createLogger, type Logger } from './lib/logger';
 import { createMetrics } from './lib/metrics';
 import { monitorMongoClient } from './lib/mongodb-metrics';
 import { closeRedis, createRedisRateLimitStore, openRedis, pingRedis, type RedisClient } from './lib/redis';
 import { settleWithin } from './lib/timeout';
+import { runMaintenance } from './services/reconciliation.service';
 import { createBannerStorage } from './services/storage';
 import { backfillUsernameKeys } from './services/user.service';
 
@@ -56,10 +58,26 @@ async function main(): Promise<void> {
     uri = localDatabase.uri;
     logger.info(`database: ${localDatabase.kind} at ${uri} (set MONGODB_URI to use your own)`);
   }
-  await connectDatabase({ uri, serverApi: config.mongodb.serverApi });
+  await connectDatabase({ uri, serverApi: config.mongodb.serverApi, timeouts: config.database });
+  const watchdog = startDatabaseWatchdog({
+    intervalMs: config.database.watchdogIntervalMs,
+    unreachableMs: config.database.watchdogUnreachableMs,
+    logger,
+  });
   // Metrics of this process's one MongoDB client (and Redis client, below) go to the app's /metrics.
   const metrics = createMetrics();
-  if (config.metrics.enabled) monitorMongoClient(mongoose.connection.getClient(), metrics);
+  if (config.metrics.enabled) {
+    // The watchdog may replace the driver's client (reopenDatabase): watch each client once, the new one too.
+    const watched = new WeakSet<object>();
+    const watchClient = () => {
+      const client = mongoose.connection.getClient();
+      if (watched.has(client)) return;
+      watched.add(client);
+      monitorMongoClient(client, metrics);
+    };
+    watchClient();
+    mongoose.connection.on('connected', watchClient);
+  }
   await backfillUsernameKeys(logger);
 
   // Redis only carries the shared rate-limit counters; without it each instance counts on its own.
@@ -78,6 +96,12 @@ async function main(): Promise<void> {
   const storage = createBannerStorage(config.storage);
   logger.info(`banners: ${storage.kind}`);
 
+  // Counters that heal: once in the background now, then on a schedule (also `npm run reconcile`).
+  const maintain = () => runMaintenance(storage, { minAgeMs: config.maintenance.orphanMinAgeMs, logger });
+  if (config.maintenance.onStart) setTimeout(() => void maintain(), 0).unref();
+  const maintenanceTimer = config.maintenance.intervalMs > 0 ? setInterval(() => void maintain(), config.maintenance.intervalMs) : undefined;
+  maintenanceTimer?.unref();
+
   let shuttingDown = false;
   const app = createApp({
     config,
@@ -90,13 +114,25 @@ async function main(): Promise<void> {
     },
     readinessChecks,
     isShuttingDown: () => shuttingDown,
+    isLive: () => watchdog.healthy(),
     metrics,
   });
-  let server: Server;
+  // Node's defaults would hold a slow body for 300 s; each bound is explicit and configurable. Node
+  // enforces the first two on a sweep of the connections, every 30 s unless told: every second here.
+  const server: Server = createServer(
+    {
+      headersTimeout: config.http.headersTimeoutMs,
+      requestTimeout: config.http.requestTimeoutMs,
+      keepAliveTimeout: config.http.keepAliveTimeoutMs,
+      connectionsCheckingInterval: Math.min(1_000, config.http.headersTimeoutMs),
+    },
+    app,
+  );
   try {
-    server = await listen(app, config.port);
+    await listen(server, config.port);
   } catch (error) {
     // nothing else is holding the process open: release the database before the one-line report
+    watchdog.stop();
     if (redis) await closeRedis(redis);
     await disconnectDatabase();
     await localDatabase?.stop();
@@ -109,6 +145,14 @@ async function main(): Promise<void> {
   const shutdown = async (signal: string) => {
     if (shuttingDown) return;
     shuttingDown = true;
+    watchdog.stop();
+    clearInterval(maintenanceTimer);
+    // First /readyz answers 503 while everything is still served, so load balancers stop sending new
+    // requests before the listener closes: nothing already on its way is refused or reset.
+    if (config.shutdownReadinessDelayMs > 0) {
+      logger.info(`${signal}: /readyz answers 503 from now on; still serving for ${config.shutdownReadinessDelayMs} ms before draining`);
+      await new Promise((resolve) => setTimeout(resolve, config.shutdownReadinessDelayMs));
+    }
     // drainServer closes the listening socket before it first awaits, so when this line is written new
     // connections are already refused (the shutdown test relies on that order)
     const drained = drainServer(server, config.shutdownGraceMs, logger);
@@ -131,10 +175,10 @@ async function main(): Promise<void> {
 }
 
 /** Listens, or fails with one line: a busy port is the usual reason and says what to do. */
-function listen(app: ReturnType<typeof createApp>, port: number): Promise<Server> {
+function listen(server: Server, port: number): Promise<void> {
   return new Promise((resolve, reject) => {
-    const server = app.listen(port);
-    server.once('listening', () => resolve(server));
+    server.listen(port);
+    server.once('listening', () => resolve());
     server.once('error', (error: NodeJS.ErrnoException) => {
       if (error.code === 'EADDRINUSE') reject(new Error(`port ${port} is already in use (another instance running?): stop it or set PORT`));
       else if (error.code === 'EACCES') reject(new Error(`port ${port} needs privileges this process lacks: set PORT above 1023`));

@@ -158,3 +158,41 @@ describe('SIGINT', () => {
     expect(server.output.join('\n')).toMatch(/SIGINT received[\s\S]*shutdown complete/);
   });
 });
+
+describe('readiness delay before the drain (SHUTDOWN_READINESS_DELAY_MS)', () => {
+  it('answers /readyz 503 while still accepting and serving requests, then drains and exits 0', async () => {
+    const server = await startServer({ SHUTDOWN_READINESS_DELAY_MS: '5000' });
+    expect((await send(server, 'GET', '/readyz').response).status).toBe(200);
+
+    server.child.kill('SIGTERM');
+    await server.waitForLine(/SIGTERM: \/readyz answers 503/);
+    const readiness = await send(server, 'GET', '/readyz').response;
+    // a new connection, not one already open: a load balancer that has not yet noticed is still served
+    const registration = await send(server, 'POST', '/api/v1/auth/register', { email: 'late-arrival@example.com', password: 'password123' }).response;
+    const drainStartedBefore = server.output.some((line) => /SIGTERM received/.test(line));
+
+    expect(readiness.status).toBe(503);
+    expect(JSON.parse(readiness.body)).toEqual({ status: 'unavailable', reason: 'shutting down', checks: {} });
+    expect(registration.status).toBe(201);
+    expect(drainStartedBefore).toBe(false);
+    expect(await server.exited).toBe(0);
+    expect(server.output.join('\n')).toMatch(/SIGTERM: \/readyz answers 503[\s\S]*SIGTERM received[\s\S]*shutdown complete/);
+  });
+});
+
+describe('HTTP server timeouts', () => {
+  it('answers a request whose headers never finish with 408 after HTTP_HEADERS_TIMEOUT_MS instead of holding it for minutes', async () => {
+    const server = await startServer({ HTTP_HEADERS_TIMEOUT_MS: '1500', HTTP_REQUEST_TIMEOUT_MS: '3000' });
+    const socket = connect(server.port, '127.0.0.1');
+    const answer = new Promise<string>((resolve) => {
+      let received = '';
+      socket.on('data', (chunk) => (received += chunk.toString()));
+      socket.on('close', () => resolve(received));
+      socket.on('error', () => resolve(received));
+    });
+    socket.write('GET /healthz HTTP/1.1\r\nHost: localhost\r\n'); // and never the blank line
+
+    // the test's own 30 s timeout fails it if Node's 300 s default applied
+    expect(await answer).toMatch(/^HTTP\/1\.1 408/);
+  });
+});

@@ -31,3 +31,49 @@ describe('operations configuration', () => {
     }
   });
 });
+
+describe('failure-behaviour configuration', () => {
+  it('bounds every wait by default: 2.5 s server selection, 10 s socket deadline, 15 s storage, 5 s readiness delay', () => {
+    const { config } = loadConfig(base);
+    expect(config.database).toEqual({
+      operationTimeoutMs: 10_000,
+      serverSelectionTimeoutMs: 2_500,
+      socketTimeoutMs: 10_000,
+      connectTimeoutMs: 5_000,
+      heartbeatMs: 2_000,
+      retryAfterSeconds: 5,
+      watchdogIntervalMs: 5_000,
+      watchdogUnreachableMs: 20_000,
+    });
+    expect(config.storage.saveTimeoutMs).toBe(15_000);
+    expect(config.shutdownReadinessDelayMs).toBe(5_000);
+    expect(config.http).toEqual({ headersTimeoutMs: 20_000, requestTimeoutMs: 60_000, keepAliveTimeoutMs: 5_000 });
+    expect(config.maintenance).toEqual({ intervalMs: 3_600_000, onStart: true, orphanMinAgeMs: 3_600_000 });
+  });
+
+  it('reads each setting and refuses values outside its range, naming the variable', () => {
+    const { config } = loadConfig({
+      ...base,
+      MONGODB_SERVER_SELECTION_TIMEOUT_MS: '2000',
+      STORAGE_SAVE_TIMEOUT_MS: '9000',
+      RECONCILE_INTERVAL_MS: '0',
+      RECONCILE_ON_START: 'false',
+    });
+    expect(config.database.serverSelectionTimeoutMs).toBe(2_000);
+    expect(config.storage.saveTimeoutMs).toBe(9_000);
+    expect(config.maintenance).toEqual(expect.objectContaining({ intervalMs: 0, onStart: false }));
+    for (const [name, value] of [
+      ['MONGODB_SERVER_SELECTION_TIMEOUT_MS', '0'],
+      ['MONGODB_SOCKET_TIMEOUT_MS', 'soon'],
+      ['STORAGE_SAVE_TIMEOUT_MS', '-5'],
+      ['SHUTDOWN_READINESS_DELAY_MS', '1.5'],
+      ['DB_UNAVAILABLE_RETRY_AFTER_S', '0'],
+    ]) {
+      expect(() => loadConfig({ ...base, [name]: value })).toThrow(name);
+    }
+  });
+
+  it('refuses a headers timeout longer than the request timeout', () => {
+    expect(() => loadConfig({ ...base, HTTP_HEADERS_TIMEOUT_MS: '70000', HTTP_REQUEST_TIMEOUT_MS: '60000' })).toThrow('HTTP_HEADERS_TIMEOUT_MS');
+  });
+});

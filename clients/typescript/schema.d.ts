@@ -342,7 +342,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Liveness: the process is up; no dependency is asked */
+        /**
+         * Liveness: the process is up; no dependency is asked
+         * @description A database outage never fails this probe. Only a database connection wedged beyond repair while the database answers fresh connections does (503), so that the orchestrator restarts the instance.
+         */
         get: operations["getHealth"];
         put?: never;
         post?: never;
@@ -523,7 +526,7 @@ export interface components {
          */
         Error: {
             /** @enum {string} */
-            code: "BadRequest" | "AuthenticationError" | "AuthorizationError" | "NotFound" | "MethodNotAllowed" | "ValidationError" | "ServerError";
+            code: "BadRequest" | "AuthenticationError" | "AuthorizationError" | "NotFound" | "MethodNotAllowed" | "ValidationError" | "ServerError" | "ServiceUnavailable";
             message: string;
         };
         FieldError: {
@@ -870,6 +873,25 @@ export interface components {
                 "application/json": components["schemas"]["Error"];
             };
         };
+        /** @description The database cannot be reached or did not answer within its deadline (ServiceUnavailable); retry after Retry-After seconds */
+        ServiceUnavailable: {
+            headers: {
+                "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                "Retry-After": components["headers"]["RetryAfter"];
+                [name: string]: unknown;
+            };
+            content: {
+                /**
+                 * @example {
+                 *       "code": "ServiceUnavailable",
+                 *       "message": "The database is unavailable, please try again later"
+                 *     }
+                 */
+                "application/json": components["schemas"]["Error"];
+            };
+        };
     };
     parameters: {
         /**
@@ -1090,6 +1112,7 @@ export interface operations {
             415: components["responses"]["UnsupportedMediaType"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["ServerError"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     login: {
@@ -1178,6 +1201,7 @@ export interface operations {
                 };
             };
             500: components["responses"]["ServerError"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     refreshToken: {
@@ -1216,6 +1240,7 @@ export interface operations {
             401: components["responses"]["Unauthenticated"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["ServerError"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     logout: {
@@ -1260,6 +1285,7 @@ export interface operations {
             401: components["responses"]["Unauthenticated"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["ServerError"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     getCurrentUser: {
@@ -1302,6 +1328,7 @@ export interface operations {
             401: components["responses"]["Unauthenticated"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["ServerError"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     updateCurrentUser: {
@@ -1384,6 +1411,7 @@ export interface operations {
             415: components["responses"]["UnsupportedMediaType"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["ServerError"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     deleteCurrentUser: {
@@ -1408,6 +1436,7 @@ export interface operations {
             401: components["responses"]["Unauthenticated"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["ServerError"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     listUsers: {
@@ -1468,6 +1497,7 @@ export interface operations {
             403: components["responses"]["Forbidden"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["ServerError"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     getUser: {
@@ -1516,6 +1546,7 @@ export interface operations {
             404: components["responses"]["NotFound"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["ServerError"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     deleteUser: {
@@ -1546,6 +1577,7 @@ export interface operations {
             404: components["responses"]["NotFound"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["ServerError"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     listBlogs: {
@@ -1623,6 +1655,7 @@ export interface operations {
             401: components["responses"]["Unauthenticated"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["ServerError"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     createBlog: {
@@ -1751,6 +1784,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     listBlogsOfUser: {
@@ -1831,6 +1865,7 @@ export interface operations {
             401: components["responses"]["Unauthenticated"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["ServerError"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     getBlogBySlug: {
@@ -1912,6 +1947,7 @@ export interface operations {
             };
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["ServerError"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     updateBlog: {
@@ -2063,6 +2099,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     deleteBlog: {
@@ -2110,6 +2147,7 @@ export interface operations {
             };
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["ServerError"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     likeBlog: {
@@ -2174,6 +2212,7 @@ export interface operations {
             };
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["ServerError"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     unlikeBlog: {
@@ -2231,6 +2270,7 @@ export interface operations {
             };
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["ServerError"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     listAllComments: {
@@ -2301,6 +2341,7 @@ export interface operations {
             403: components["responses"]["Forbidden"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["ServerError"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     listComments: {
@@ -2387,6 +2428,7 @@ export interface operations {
             };
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["ServerError"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     createComment: {
@@ -2471,6 +2513,7 @@ export interface operations {
             415: components["responses"]["UnsupportedMediaType"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["ServerError"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     deleteComment: {
@@ -2529,6 +2572,7 @@ export interface operations {
             };
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["ServerError"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     getHealth: {
@@ -2556,6 +2600,27 @@ export interface operations {
                     "application/json": {
                         /** @constant */
                         status: "ok";
+                    };
+                };
+            };
+            /** @description Restart me: the database watchdog could not reopen a wedged connection */
+            503: {
+                headers: {
+                    /** @description Probes are never cached */
+                    "Cache-Control"?: "no-store";
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "status": "unhealthy",
+                     *       "reason": "database connection wedged; restart this instance"
+                     *     }
+                     */
+                    "application/json": {
+                        /** @constant */
+                        status: "unhealthy";
+                        reason?: string;
                     };
                 };
             };

@@ -86,6 +86,23 @@ const environmentSchema = z.object({
   // Metrics: GET /metrics for Prometheus (docs/operations-metrics.md).
   METRICS_ENABLED: boolean(true),
   METRICS_TOKEN: z.preprocess(emptyToUndefined, z.string().min(16, 'must be at least 16 characters long').optional()),
+  // Failure behaviour (docs/failure-behaviour.md): every wait on a dependency is bounded.
+  MONGODB_OPERATION_TIMEOUT_MS: integer(10_000, 100, 10 * 60_000),
+  MONGODB_SERVER_SELECTION_TIMEOUT_MS: integer(2_500, 100, 60_000),
+  MONGODB_SOCKET_TIMEOUT_MS: integer(10_000, 500, 10 * 60_000),
+  MONGODB_CONNECT_TIMEOUT_MS: integer(5_000, 100, 60_000),
+  MONGODB_HEARTBEAT_MS: integer(2_000, 500, 60_000),
+  DB_UNAVAILABLE_RETRY_AFTER_S: integer(5, 1, 3600),
+  DB_WATCHDOG_INTERVAL_MS: integer(5_000, 0, 10 * 60_000),
+  DB_WATCHDOG_UNREACHABLE_MS: integer(20_000, 1_000, 60 * 60_000),
+  RECONCILE_INTERVAL_MS: integer(60 * 60_000, 0, 7 * 24 * 60 * 60_000),
+  RECONCILE_ON_START: boolean(true),
+  ORPHAN_BANNER_MIN_AGE_MS: integer(60 * 60_000, 0, 30 * 24 * 60 * 60_000),
+  STORAGE_SAVE_TIMEOUT_MS: integer(15_000, 100, 10 * 60_000),
+  SHUTDOWN_READINESS_DELAY_MS: integer(5_000, 0, 10 * 60_000),
+  HTTP_HEADERS_TIMEOUT_MS: integer(20_000, 1_000, 10 * 60_000),
+  HTTP_REQUEST_TIMEOUT_MS: integer(60_000, 1_000, 60 * 60_000),
+  HTTP_KEEP_ALIVE_TIMEOUT_MS: integer(5_000, 100, 10 * 60_000),
 });
 
 export type TrustProxy = boolean | number | string[];
@@ -133,7 +150,12 @@ export interface Config {
   jsonBodyLimit: string;
   blogs: { contentMaxLength: number };
   /** Where banners go: Cloudinary when configured, otherwise files under `uploadsDir`, served by the API. */
-  storage: { cloudinary?: CloudinaryConfig; uploadsDir: string };
+  storage: {
+    cloudinary?: CloudinaryConfig;
+    uploadsDir: string;
+    /** Overall deadline of one banner upload; past it the upload is aborted and its file removed. */
+    saveTimeoutMs: number;
+  };
 
   // Operations
   /** Redis for the shared rate-limit counters; each instance counts alone when unset. May carry a password: never log it. */
@@ -142,6 +164,27 @@ export interface Config {
   shutdownGraceMs: number;
   /** GET /metrics: served unless `enabled` is false; when `token` is set, only to `Authorization: Bearer <token>`. A secret: never log it. */
   metrics: { enabled: boolean; token?: string };
+  /** After SIGTERM/SIGINT, how long /readyz answers 503 while requests are still served, before the listener closes. */
+  shutdownReadinessDelayMs: number;
+  /** Node's HTTP server timeouts: all headers, the whole request, and an idle keep-alive connection. */
+  http: { headersTimeoutMs: number; requestTimeoutMs: number; keepAliveTimeoutMs: number };
+  /** Bounds on every wait for MongoDB (docs/failure-behaviour.md). */
+  database: {
+    /** Client-side deadline of every operation (the driver's timeoutMS). */
+    operationTimeoutMs: number;
+    serverSelectionTimeoutMs: number;
+    socketTimeoutMs: number;
+    connectTimeoutMs: number;
+    heartbeatMs: number;
+    /** Retry-After (seconds) of a 503 ServiceUnavailable when the database cannot be reached. */
+    retryAfterSeconds: number;
+    /** How often the watchdog looks at the connection (0: no watchdog). */
+    watchdogIntervalMs: number;
+    /** How long the database may stay unreachable while a fresh connection succeeds before the connection is recreated. */
+    watchdogUnreachableMs: number;
+  };
+  /** Counter reconciliation and the orphan-banner sweep. */
+  maintenance: { intervalMs: number; onStart: boolean; orphanMinAgeMs: number };
 }
 
 export interface LoadedConfig {
@@ -277,12 +320,36 @@ export function loadConfig(environment: NodeJS.ProcessEnv = process.env, options
     logLevel: env.LOG_LEVEL ?? (env.NODE_ENV === 'test' ? 'silent' : 'info'),
     jsonBodyLimit: env.JSON_BODY_LIMIT,
     blogs: { contentMaxLength: env.BLOG_CONTENT_MAX_LENGTH },
-    storage: { cloudinary: resolveCloudinary(env), uploadsDir: env.UPLOADS_DIR },
+    storage: { cloudinary: resolveCloudinary(env), uploadsDir: env.UPLOADS_DIR, saveTimeoutMs: env.STORAGE_SAVE_TIMEOUT_MS },
 
     redisUrl: env.REDIS_URL,
     shutdownGraceMs: env.SHUTDOWN_GRACE_MS,
     metrics: { enabled: env.METRICS_ENABLED, token: env.METRICS_TOKEN },
+    shutdownReadinessDelayMs: env.SHUTDOWN_READINESS_DELAY_MS,
+    http: {
+      headersTimeoutMs: env.HTTP_HEADERS_TIMEOUT_MS,
+      requestTimeoutMs: env.HTTP_REQUEST_TIMEOUT_MS,
+      keepAliveTimeoutMs: env.HTTP_KEEP_ALIVE_TIMEOUT_MS,
+    },
+    database: {
+      operationTimeoutMs: env.MONGODB_OPERATION_TIMEOUT_MS,
+      serverSelectionTimeoutMs: env.MONGODB_SERVER_SELECTION_TIMEOUT_MS,
+      socketTimeoutMs: env.MONGODB_SOCKET_TIMEOUT_MS,
+      connectTimeoutMs: env.MONGODB_CONNECT_TIMEOUT_MS,
+      heartbeatMs: env.MONGODB_HEARTBEAT_MS,
+      retryAfterSeconds: env.DB_UNAVAILABLE_RETRY_AFTER_S,
+      watchdogIntervalMs: env.DB_WATCHDOG_INTERVAL_MS,
+      watchdogUnreachableMs: env.DB_WATCHDOG_UNREACHABLE_MS,
+    },
+    maintenance: {
+      intervalMs: env.RECONCILE_INTERVAL_MS,
+      onStart: env.RECONCILE_ON_START,
+      orphanMinAgeMs: env.ORPHAN_BANNER_MIN_AGE_MS,
+    },
   };
+  if (config.http.headersTimeoutMs > config.http.requestTimeoutMs) {
+    throw new ConfigError('HTTP_HEADERS_TIMEOUT_MS: must not exceed HTTP_REQUEST_TIMEOUT_MS');
+  }
   if (isProduction && !config.storage.cloudinary) {
     warnings.push('Cloudinary is not configured: banners are stored on this instance\'s disk, which several instances do not share.');
   }

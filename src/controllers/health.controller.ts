@@ -1,7 +1,9 @@
 /**
  * GET /healthz and GET /readyz, for Docker, orchestrators and load balancers.
  *   healthz: the process is up and serving HTTP; no dependency is asked, so a database outage
- *            never makes an orchestrator restart healthy instances.
+ *            never makes an orchestrator restart healthy instances. Only the database watchdog can
+ *            make it fail: when the connection is wedged beyond repair while the database answers
+ *            others, a restart is the cure (src/lib/database-watchdog.ts).
  *   readyz:  this instance can serve requests now: every dependency answers within a short timeout,
  *            and shutdown has not begun (once it has, 503 tells load balancers to send traffic elsewhere).
  */
@@ -15,13 +17,15 @@ export interface HealthControllerDeps {
   /** Dependencies by name, as they appear in the readyz body (`mongodb`, `redis`). */
   readinessChecks: Readonly<Record<string, ReadinessCheck>>;
   isShuttingDown: () => boolean;
+  /** False when this process cannot recover by itself and should be restarted (the database watchdog). */
+  isLive?: () => boolean;
   /** A check slower than this counts as down: a probe must answer before the prober gives up. */
   checkTimeoutMs: number;
 }
 
 type CheckState = 'up' | 'down';
 
-export function createHealthController({ readinessChecks, isShuttingDown, checkTimeoutMs }: HealthControllerDeps) {
+export function createHealthController({ readinessChecks, isShuttingDown, isLive = () => true, checkTimeoutMs }: HealthControllerDeps) {
   async function runCheck(check: ReadinessCheck): Promise<CheckState> {
     try {
       return (await settleWithin(check(), checkTimeoutMs, false)) ? 'up' : 'down';
@@ -32,7 +36,12 @@ export function createHealthController({ readinessChecks, isShuttingDown, checkT
 
   return {
     getHealth(_req: Request, res: Response) {
-      res.set('Cache-Control', 'no-store').json({ status: 'ok' });
+      res.set('Cache-Control', 'no-store');
+      if (!isLive()) {
+        res.status(503).json({ status: 'unhealthy', reason: 'database connection wedged; restart this instance' });
+        return;
+      }
+      res.json({ status: 'ok' });
     },
 
     async getReadiness(_req: Request, res: Response) {

@@ -86,6 +86,19 @@ export class BadGateway extends HttpError {
   readonly code = 'ServerError';
 }
 
+/**
+ * 503: the database cannot be reached or did not answer in time. Not the client's fault and not a bug:
+ * the client may retry after `retryAfterSeconds` (sent as Retry-After).
+ */
+export class ServiceUnavailable extends HttpError {
+  readonly status = 503;
+  readonly code = 'ServiceUnavailable';
+
+  constructor(message: string, readonly retryAfterSeconds: number) {
+    super(message);
+  }
+}
+
 /** One field error, exactly as express-validator's `mapped()` gives it. */
 export interface FieldError {
   type: string;

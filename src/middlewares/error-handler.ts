@@ -10,6 +10,9 @@ import type { Logger } from '../lib/logger';
 import { duplicateKeyField } from '../lib/mongo-errors';
 import { StorageError } from '../services/storage';
 import { requestIdOf } from './request-logger';
+// dependency failures (issue 10): a separate branch of toHttpError, below
+import { ServiceUnavailable } from '../errors/http-errors';
+import { isDatabaseUnavailableError } from '../lib/database';
 
 /** Errors raised by body-parser carry a `type` naming what went wrong. */
 interface BodyParserError {
@@ -20,9 +23,22 @@ interface BodyParserError {
 const isBodyParserError = (error: unknown): error is BodyParserError =>
   typeof error === 'object' && error !== null && typeof (error as BodyParserError).type === 'string' && 'expose' in error;
 
-/** Translates a thrown value into an HttpError when it is the client's fault; undefined otherwise. */
-export function toHttpError(error: unknown): HttpError | undefined {
+/** Retry-After of a 503 when the options do not say (DB_UNAVAILABLE_RETRY_AFTER_S's default). */
+const DEFAULT_RETRY_AFTER_SECONDS = 5;
+
+/** Dependencies that cannot be reached: a 503 the client may retry, never a 500 that reads like a bug. */
+function unavailableDependency(error: unknown, retryAfterSeconds: number): HttpError | undefined {
+  if (isDatabaseUnavailableError(error)) {
+    return new ServiceUnavailable('The database is unavailable, please try again later', retryAfterSeconds);
+  }
+  return undefined;
+}
+
+/** Translates a thrown value into an HttpError when it is the client's fault (or a dependency's); undefined otherwise. */
+export function toHttpError(error: unknown, retryAfterSeconds = DEFAULT_RETRY_AFTER_SECONDS): HttpError | undefined {
   if (error instanceof HttpError) return error;
+  const unavailable = unavailableDependency(error, retryAfterSeconds);
+  if (unavailable) return unavailable;
   if (isBodyParserError(error)) {
     switch (error.type) {
       case 'entity.parse.failed':
@@ -76,10 +92,10 @@ export function notFoundHandler(req: Request): never {
   throw new NotFound(`Route ${req.method} ${req.path} not found`);
 }
 
-export function errorHandler(logger: Logger) {
+export function errorHandler(logger: Logger, options: { retryAfterSeconds?: number } = {}) {
   // Express recognises error middleware by its four parameters.
   return (error: unknown, req: Request, res: Response, _next: NextFunction): void => {
-    const httpError = toHttpError(error);
+    const httpError = toHttpError(error, options.retryAfterSeconds);
     if (res.headersSent) {
       logger.error('error after the response started', { ...where(req, res), error: describe(error) });
       req.socket.destroy();
@@ -88,6 +104,7 @@ export function errorHandler(logger: Logger) {
     if (httpError) {
       // a failing dependency is our problem even when the client gets a clean answer
       if (httpError.status >= 500) logger.error('dependency failure', { ...where(req, res), error: describe(error) });
+      if (httpError instanceof ServiceUnavailable) res.set('Retry-After', String(httpError.retryAfterSeconds));
       res.status(httpError.status).json(httpError.body());
       return;
     }

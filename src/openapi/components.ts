@@ -6,6 +6,8 @@
 import { ROLES, SOCIAL_NETWORKS, USER_LIMITS } from '../models/user.model';
 import { PAGINATION } from '../validators/common.validators';
 import type { HeaderObject, JsonSchema, MediaType, ParameterObject, Reference, ResponseObject } from './types';
+// for withDatabaseResponses (issue 10)
+import { HTTP_METHODS, type HttpMethod, type Operation, type Paths } from './types';
 
 export const ref = (kind: 'schemas' | 'responses' | 'parameters' | 'headers', name: string): Reference => ({
   $ref: `#/components/${kind}/${name}`,
@@ -173,7 +175,7 @@ export const schemas: Record<string, JsonSchema> = {
     properties: {
       code: {
         type: 'string',
-        enum: ['BadRequest', 'AuthenticationError', 'AuthorizationError', 'NotFound', 'MethodNotAllowed', 'ValidationError', 'ServerError'],
+        enum: ['BadRequest', 'AuthenticationError', 'AuthorizationError', 'NotFound', 'MethodNotAllowed', 'ValidationError', 'ServerError', 'ServiceUnavailable'],
       },
       message: { type: 'string' },
     },
@@ -242,7 +244,31 @@ export const responses: Record<string, ResponseObject> = {
     headers: { 'Retry-After': ref('headers', 'RetryAfter') },
   }),
   ServerError: respond('Unexpected failure; details go to the server log only', errorOf('ServerError', 'Internal server error')),
+  ServiceUnavailable: respond(
+    'The database cannot be reached or did not answer within its deadline (ServiceUnavailable); retry after Retry-After seconds',
+    errorOf('ServiceUnavailable', 'The database is unavailable, please try again later'),
+    { headers: { 'Retry-After': ref('headers', 'RetryAfter') } },
+  ),
 };
+
+/** What every operation that reads or writes the database can answer besides COMMON_RESPONSES. */
+export const DATABASE_RESPONSES = { '503': ref('responses', 'ServiceUnavailable') };
+
+/** The same paths with DATABASE_RESPONSES added to each operation (for the parts whose every operation uses the database). */
+export function withDatabaseResponses(paths: Paths): Paths {
+  return Object.fromEntries(
+    Object.entries(paths).map(([template, item]) => [
+      template,
+      Object.fromEntries(
+        Object.entries(item).map(([key, value]) =>
+          HTTP_METHODS.includes(key as HttpMethod)
+            ? [key, { ...(value as Operation), responses: { ...(value as Operation).responses, ...DATABASE_RESPONSES } }]
+            : [key, value],
+        ),
+      ),
+    ]),
+  ) as Paths;
+}
 
 export const parameters: Record<string, ParameterObject> = {
   Limit: {

@@ -8,7 +8,7 @@ import { authPaths } from './auth.paths';
 import { blogContract } from './blogs.paths';
 import { healthContract } from './health.paths';
 import { metricsContract } from './metrics.paths';
-import { headers, parameters, responses, schemas, securitySchemes } from './components';
+import { headers, parameters, responses, schemas, securitySchemes, withDatabaseResponses } from './components';
 import { rootPaths } from './root.paths';
 import { HTTP_METHODS, type ContractPart, type HttpMethod, type OpenApiDocument, type Operation, type Paths } from './types';
 import { userPaths } from './users.paths';
@@ -47,12 +47,15 @@ export function operationsOf(paths: Paths): DocumentedOperation[] {
   });
 }
 
-/** The parts served today; each is one resource's paths, schemas and tag. */
+/**
+ * The parts served today; each is one resource's paths, schemas and tag. Every operation of auth, users
+ * and blogs uses the database, so each may answer 503 ServiceUnavailable when it cannot be reached.
+ */
 const parts: ContractPart[] = [
   { paths: rootPaths, tags: [{ name: 'Root', description: 'Status and this reference' }] },
-  { paths: authPaths, tags: [{ name: 'Auth', description: 'Accounts, sign-in and tokens' }] },
-  { paths: userPaths, tags: [{ name: 'Users', description: 'Profiles and account administration' }] },
-  blogContract,
+  { paths: withDatabaseResponses(authPaths), tags: [{ name: 'Auth', description: 'Accounts, sign-in and tokens' }] },
+  { paths: withDatabaseResponses(userPaths), tags: [{ name: 'Users', description: 'Profiles and account administration' }] },
+  { ...blogContract, paths: withDatabaseResponses(blogContract.paths) },
   healthContract,
   metricsContract,
 ];
@@ -67,7 +70,8 @@ export function buildOpenApiDocument(): OpenApiDocument {
       description:
         'Users, blog posts, comments and likes over JSON. Access tokens go in `Authorization: Bearer`; the refresh ' +
         'token travels only in the `refreshToken` cookie (Path=/api/v1/auth). Every response carries the ' +
-        'RateLimit-* headers; any operation may answer 429 `{error}` and 500 `{code: "ServerError", message}`.',
+        'RateLimit-* headers; any operation may answer 429 `{error}` and 500 `{code: "ServerError", message}`; ' +
+        'those that use the database also 503 `{code: "ServiceUnavailable", message}` with Retry-After while it cannot be reached.',
     },
     servers: [{ url: API_BASE_PATH, description: 'This server' }],
     tags: parts.flatMap((part) => part.tags),

@@ -23,12 +23,25 @@ export const healthPaths: Paths = {
       operationId: 'getHealth',
       tags: ['Operations'],
       summary: 'Liveness: the process is up; no dependency is asked',
+      description:
+        'A database outage never fails this probe. Only a database connection wedged beyond repair while the database ' +
+        'answers fresh connections does (503), so that the orchestrator restarts the instance.',
       security: [],
       responses: {
         '200': probeResponse(
           'Alive',
           { type: 'object', required: ['status'], additionalProperties: false, properties: { status: { const: 'ok' } } },
           { status: 'ok' },
+        ),
+        '503': probeResponse(
+          'Restart me: the database watchdog could not reopen a wedged connection',
+          {
+            type: 'object',
+            required: ['status'],
+            additionalProperties: false,
+            properties: { status: { const: 'unhealthy' }, reason: { type: 'string' } },
+          },
+          { status: 'unhealthy', reason: 'database connection wedged; restart this instance' },
         ),
       },
     },

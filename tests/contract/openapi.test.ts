@@ -113,6 +113,24 @@ describe('the served document', () => {
   });
 });
 
+describe('database outages in the contract', () => {
+  it('documents 503 ServiceUnavailable with Retry-After on every operation that uses the database, and on no other', () => {
+    const document = buildOpenApiDocument();
+    const usesDatabase = (tags: string[] | undefined) => !(tags ?? []).some((tag) => ['Root', 'Operations'].includes(tag));
+    const checked: string[] = [];
+    for (const { template, method, operation } of operationsOf(document.paths)) {
+      const at = `${method} ${template}`;
+      if (template === '/healthz' || template === '/readyz') continue; // the probes document their own 503 bodies
+      expect({ at, has503: '503' in operation.responses }).toEqual({ at, has503: usesDatabase(operation.tags) });
+      if (usesDatabase(operation.tags)) checked.push(at);
+    }
+    expect(checked.length).toBeGreaterThan(20);
+    const unavailable = document.components.responses.ServiceUnavailable;
+    expect(unavailable.headers).toHaveProperty('Retry-After');
+    expect(unavailable.content?.['application/json'].example).toEqual({ code: 'ServiceUnavailable', message: expect.any(String) });
+  });
+});
+
 describe('GET /openapi.json', () => {
   it('serves the document', async () => {
     const response = await request(ctx.app).get('/api/v1/openapi.json');

@@ -22,6 +22,13 @@ export interface FakeCloudinary {
   stored: Set<string>;
   /** Makes every following call answer this HTTP status with Cloudinary's error body (0 = normal again). */
   failWith(status: number): void;
+  /**
+   * How uploads are answered from now on: `hang` never answers; `trickle` sends the headers, then a
+   * byte every `delayMs`; `late` stores the file at once but answers only after `delayMs`; `normal` again.
+   */
+  uploadMode(mode: 'normal' | 'hang' | 'trickle' | 'late', delayMs?: number): void;
+  /** When each stored file was stored, by public id (GET resources reports it as created_at). */
+  storedAt: Map<string, Date>;
   close(): Promise<void>;
 }
 
@@ -40,7 +47,17 @@ export async function startFakeCloudinary(): Promise<FakeCloudinary> {
   const apiKey = '123456789012345';
   const apiSecret = randomBytes(16).toString('hex');
   let failure = 0;
-  const fake = { uploads: [], destroyed: [], stored: new Set<string>() } as unknown as FakeCloudinary;
+  let mode: 'normal' | 'hang' | 'trickle' | 'late' = 'normal';
+  let modeDelayMs = 0;
+  const pending = new Set<NodeJS.Timeout>();
+  const later = (ms: number, run: () => void) => {
+    const timer = setTimeout(() => {
+      pending.delete(timer);
+      run();
+    }, ms);
+    pending.add(timer);
+  };
+  const fake = { uploads: [], destroyed: [], stored: new Set<string>(), storedAt: new Map<string, Date>() } as unknown as FakeCloudinary;
 
   const app = express();
   const form = multer({ storage: multer.memoryStorage() }).single('file');
@@ -61,10 +78,34 @@ export async function startFakeCloudinary(): Promise<FakeCloudinary> {
     if (refused) return error(res, ...refused);
     if (!req.file) return error(res, 400, 'Missing required parameter - file');
     const folder = String(req.body.folder ?? '');
-    const publicId = `${folder ? `${folder}/` : ''}${randomBytes(10).toString('hex')}`;
+    // like Cloudinary: the caller's public_id when given (inside the folder), a random one otherwise
+    const publicId = `${folder ? `${folder}/` : ''}${req.body.public_id ? String(req.body.public_id) : randomBytes(10).toString('hex')}`;
     const metadata = await sharp(req.file.buffer).metadata();
-    fake.uploads.push({ publicId, folder, bytes: req.file.size, format: metadata.format });
-    fake.stored.add(publicId);
+    const store = () => {
+      fake.uploads.push({ publicId, folder, bytes: req.file!.size, format: metadata.format });
+      fake.stored.add(publicId);
+      fake.storedAt.set(publicId, new Date());
+    };
+    if (mode === 'hang') return; // never answers; the client has to give up
+    if (mode === 'trickle') {
+      res.writeHead(200, { 'content-type': 'application/json' });
+      const drip = () => {
+        if (res.destroyed || res.writableEnded) return;
+        res.write(' ');
+        later(modeDelayMs, drip);
+      };
+      drip();
+      return;
+    }
+    if (mode === 'late') {
+      // stored at once, whatever happens to the client; only the answer comes late
+      store();
+      later(modeDelayMs, () => {
+        if (!res.destroyed) res.json({ public_id: publicId, secure_url: `https://res.cloudinary.com/${cloudName}/image/upload/v1/${publicId}.png` });
+      });
+      return;
+    }
+    store();
     const version = Math.floor(Date.now() / 1000);
     res.json({
       asset_id: randomBytes(16).toString('hex'),
@@ -86,7 +127,20 @@ export async function startFakeCloudinary(): Promise<FakeCloudinary> {
     if (refused) return error(res, ...refused);
     const publicId = String(req.body.public_id);
     fake.destroyed.push(publicId);
+    fake.storedAt.delete(publicId);
     res.json({ result: fake.stored.delete(publicId) ? 'ok' : 'not found' });
+  });
+
+  // Admin API: the listing the orphan sweep reads (HTTP Basic with the API key and secret)
+  app.get(`/v1_1/${cloudName}/resources/image/upload`, (req, res) => {
+    const expected = `Basic ${Buffer.from(`${apiKey}:${apiSecret}`).toString('base64')}`;
+    if (req.headers.authorization !== expected) return error(res, 401, 'Invalid credentials');
+    if (failure) return error(res, failure, 'Simulated Cloudinary failure');
+    const prefix = String(req.query.prefix ?? '');
+    const resources = [...fake.stored]
+      .filter((publicId) => publicId.startsWith(prefix))
+      .map((publicId) => ({ public_id: publicId, created_at: (fake.storedAt.get(publicId) ?? new Date()).toISOString() }));
+    res.json({ resources });
   });
 
   const server: Server = await new Promise((resolve) => {
@@ -101,6 +155,15 @@ export async function startFakeCloudinary(): Promise<FakeCloudinary> {
     failWith: (status: number) => {
       failure = status;
     },
-    close: () => new Promise<void>((resolve) => server.close(() => resolve())),
+    uploadMode: (next: 'normal' | 'hang' | 'trickle' | 'late', delayMs = 0) => {
+      mode = next;
+      modeDelayMs = delayMs;
+    },
+    close: () =>
+      new Promise<void>((resolve) => {
+        pending.forEach(clearTimeout);
+        server.closeAllConnections();
+        server.close(() => resolve());
+      }),
   });
 }

@@ -53,6 +53,10 @@ export async function startServerProcess(env: Record<string, string>): Promise<S
       LOG_LEVEL: 'info',
       PORT: '0',
       BCRYPT_COST: '4',
+      // stop at once on SIGTERM unless a test is about the readiness delay before the drain
+      SHUTDOWN_READINESS_DELAY_MS: '0',
+      // no background reconciliation racing a test's own writes unless it asks for one
+      RECONCILE_ON_START: 'false',
       ...env,
     },
     stdio: ['ignore', 'pipe', 'pipe'],

@@ -26,6 +26,13 @@ export interface BannerStorage {
   save(upload: BannerUpload): Promise<StoredFile>;
   /** Deletes a file; a file that is already gone is not an error. */
   remove(key: string): Promise<void>;
+  /** Every banner file the storage holds, with when it was stored (for the orphan sweep). */
+  list(): Promise<ListedFile[]>;
+}
+
+export interface ListedFile {
+  key: string;
+  storedAt: Date;
 }
 
 /** The storage could not do its job (Cloudinary down, disk full): 502 to the client, details to the log. */

@@ -5,8 +5,10 @@ import { createCloudinaryStorage } from './cloudinary-storage';
 import { createLocalStorage } from './local-storage';
 
 export function createBannerStorage(storage: Config['storage']): BannerStorage {
-  return storage.cloudinary ? createCloudinaryStorage(storage.cloudinary) : createLocalStorage(storage.uploadsDir);
+  return storage.cloudinary
+    ? createCloudinaryStorage(storage.cloudinary, { saveTimeoutMs: storage.saveTimeoutMs })
+    : createLocalStorage(storage.uploadsDir, { saveTimeoutMs: storage.saveTimeoutMs });
 }
 
-export { StorageError, type BannerStorage, type StoredFile } from './banner-storage';
+export { StorageError, type BannerStorage, type ListedFile, type StoredFile } from './banner-storage';
 export { LOCAL_BANNERS_URL_PATH, localBannersDirectory } from './local-storage';

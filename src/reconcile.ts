@@ -1,0 +1,57 @@
+/**
+ * `npm run reconcile`: the admin command that repairs what a crash or a database cut can leave behind,
+ * once, and exits: blog counters recounted from their records, likes and comments of deleted blogs
+ * removed, and banner files no blog names (older than ORPHAN_BANNER_MIN_AGE_MS) deleted. It reads the
+ * same configuration as the server (MONGODB_URI, storage settings) and prints what it fixed.
+ * Exit code 0 when it ran (whether or not anything needed fixing), 1 when it could not.
+ */
+import 'dotenv/config';
+import { ConfigError, loadConfig } from './config';
+import { connectDatabase, disconnectDatabase } from './lib/database';
+import { createLogger } from './lib/logger';
+import { reconcileCounters, sweepOrphanBanners } from './services/reconciliation.service';
+import { createBannerStorage } from './services/storage';
+
+async function main(): Promise<number> {
+  let config;
+  try {
+    config = loadConfig().config;
+  } catch (error) {
+    if (error instanceof ConfigError) {
+      process.stderr.write(`Configuration error: ${error.message}\n`);
+      return 1;
+    }
+    throw error;
+  }
+  if (!config.mongodb.uri) {
+    process.stderr.write('reconcile: set MONGODB_URI to the database to repair\n');
+    return 1;
+  }
+  const logger = createLogger({ level: config.logLevel === 'silent' ? 'info' : config.logLevel, json: config.isProduction });
+  await connectDatabase({ uri: config.mongodb.uri, serverApi: config.mongodb.serverApi, timeouts: config.database });
+  try {
+    const counters = await reconcileCounters(logger);
+    const banners = await sweepOrphanBanners(createBannerStorage(config.storage), { minAgeMs: config.maintenance.orphanMinAgeMs, logger });
+    process.stdout.write(
+      `${JSON.stringify({
+        blogsChecked: counters.blogsChecked,
+        countersFixed: counters.fixes,
+        orphanLikesRemoved: counters.orphanLikesRemoved,
+        orphanCommentsRemoved: counters.orphanCommentsRemoved,
+        bannerFilesChecked: banners.filesChecked,
+        orphanBannersRemoved: banners.removed,
+      })}\n`,
+    );
+    return 0;
+  } finally {
+    await disconnectDatabase();
+  }
+}
+
+main().then(
+  (code) => process.exit(code),
+  (error: unknown) => {
+    process.stderr.write(`reconcile failed: ${error instanceof Error ? error.message : String(error)}\n`);
+    process.exit(1);
+  },
+);

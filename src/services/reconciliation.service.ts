@@ -1,0 +1,131 @@
+/**
+ * Counters that heal. A like or comment and its counter are two writes without a transaction, so a
+ * crash or a database cut between them leaves `likesCount`/`commentsCount` off by one for good. The
+ * reconciliation recounts the records per blog and sets every counter that differs, logging each fix;
+ * it also removes likes and comments whose blog is gone (a crash in the middle of deleting a blog).
+ *
+ * The orphan sweep removes banner files that no blog names (a crash between storing the file and the
+ * record, an upload that succeeded after the API gave up), once they are older than `minAgeMs` so a
+ * file whose blog is still being saved is never touched.
+ *
+ * Run at start-up in the background, every RECONCILE_INTERVAL_MS, and by `npm run reconcile`.
+ */
+import type { Types } from 'mongoose';
+import type { Logger } from '../lib/logger';
+import { BlogModel } from '../models/blog.model';
+import { CommentModel } from '../models/comment.model';
+import { LikeModel } from '../models/like.model';
+import type { BannerStorage } from './storage';
+
+export interface CounterFix {
+  blog: string;
+  counter: 'likesCount' | 'commentsCount';
+  from: number;
+  to: number;
+}
+
+export interface ReconciliationReport {
+  blogsChecked: number;
+  fixes: CounterFix[];
+  orphanLikesRemoved: number;
+  orphanCommentsRemoved: number;
+}
+
+async function countsPerBlog(model: typeof LikeModel | typeof CommentModel): Promise<Map<string, number>> {
+  const groups = await (model as typeof LikeModel).aggregate<{ _id: Types.ObjectId; count: number }>([
+    { $group: { _id: '$blog', count: { $sum: 1 } } },
+  ]);
+  return new Map(groups.map((group) => [String(group._id), group.count]));
+}
+
+export async function reconcileCounters(logger: Logger): Promise<ReconciliationReport> {
+  const [likes, comments] = await Promise.all([countsPerBlog(LikeModel), countsPerBlog(CommentModel)]);
+  const fixes: CounterFix[] = [];
+  const seen = new Set<string>();
+  let blogsChecked = 0;
+  const blogs = await BlogModel.find({}).select({ likesCount: 1, commentsCount: 1 }).lean();
+  for (const blog of blogs) {
+    blogsChecked += 1;
+    const id = String(blog._id);
+    seen.add(id);
+    for (const [counter, counts, model] of [
+      ['likesCount', likes, LikeModel],
+      ['commentsCount', comments, CommentModel],
+    ] as const) {
+      const recorded = blog[counter] ?? 0;
+      if ((counts.get(id) ?? 0) === recorded) continue;
+      // recount this blog alone just before fixing, and fix only if the counter has not moved meanwhile,
+      // so a like or comment in flight is not undone (a fix missed now is made by the next run)
+      const actual = await (model as typeof LikeModel).countDocuments({ blog: blog._id });
+      if (actual === recorded) continue;
+      const { modifiedCount } = await BlogModel.updateOne(
+        { _id: blog._id, [counter]: recorded },
+        { $set: { [counter]: actual } },
+        { timestamps: false },
+      );
+      if (modifiedCount) fixes.push({ blog: id, counter, from: recorded, to: actual });
+    }
+  }
+
+  // records of blogs that no longer exist; the blog deletion removes them, unless it was cut short
+  const missing = (counts: Map<string, number>) => [...counts.keys()].filter((id) => !seen.has(id));
+  const goneForLikes = missing(likes);
+  const goneForComments = missing(comments);
+  const stillGone = async (ids: string[]) => {
+    if (ids.length === 0) return [];
+    const existing = await BlogModel.find({ _id: { $in: ids } }).select('_id').lean();
+    const present = new Set(existing.map((blog) => String(blog._id)));
+    return ids.filter((id) => !present.has(id));
+  };
+  const [likeBlogs, commentBlogs] = await Promise.all([stillGone(goneForLikes), stillGone(goneForComments)]);
+  const orphanLikesRemoved = likeBlogs.length ? (await LikeModel.deleteMany({ blog: { $in: likeBlogs } })).deletedCount : 0;
+  const orphanCommentsRemoved = commentBlogs.length ? (await CommentModel.deleteMany({ blog: { $in: commentBlogs } })).deletedCount : 0;
+
+  const report = { blogsChecked, fixes, orphanLikesRemoved, orphanCommentsRemoved };
+  for (const fix of fixes) logger.warn(`reconciliation: blog ${fix.blog} ${fix.counter} was ${fix.from}, records say ${fix.to}: fixed`);
+  logger.info(
+    `reconciliation: ${blogsChecked} blogs checked, ${fixes.length} counters fixed, ` +
+      `${orphanLikesRemoved} likes and ${orphanCommentsRemoved} comments of deleted blogs removed`,
+  );
+  return report;
+}
+
+export interface SweepReport {
+  filesChecked: number;
+  removed: string[];
+}
+
+export async function sweepOrphanBanners(storage: BannerStorage, { minAgeMs, logger }: { minAgeMs: number; logger: Logger }): Promise<SweepReport> {
+  const files = await storage.list();
+  const oldEnough = files.filter((file) => Date.now() - file.storedAt.getTime() >= minAgeMs);
+  const removed: string[] = [];
+  if (oldEnough.length === 0) {
+    logger.info(`orphan sweep: ${files.length} banner files checked, none old enough to be an orphan`);
+    return { filesChecked: files.length, removed };
+  }
+  const named = new Set((await BlogModel.distinct('banner.key')).map(String));
+  for (const file of oldEnough) {
+    // read again right before deleting: a blog saved meanwhile may name it now
+    if (named.has(file.key) || (await BlogModel.exists({ 'banner.key': file.key }))) continue;
+    await storage.remove(file.key);
+    removed.push(file.key);
+    logger.warn(`orphan sweep: removed banner ${file.key} (stored ${file.storedAt.toISOString()}, named by no blog)`);
+  }
+  logger.info(`orphan sweep: ${files.length} banner files checked, ${removed.length} orphans removed`);
+  return { filesChecked: files.length, removed };
+}
+
+/** Both, one after the other; a failure of either is logged, never thrown (for timers). */
+export async function runMaintenance(storage: BannerStorage, options: { minAgeMs: number; logger: Logger }): Promise<void> {
+  const { logger } = options;
+  try {
+    await reconcileCounters(logger);
+  } catch (error) {
+    logger.warn('reconciliation failed; the next run tries again', { error: error instanceof Error ? error.message : String(error) });
+  }
+  try {
+    await sweepOrphanBanners(storage, options);
+  } catch (error) {
+    logger.warn('orphan sweep failed; the next run tries again', { error: error instanceof Error ? error.message : String(error) });
+  }
+}

@@ -1,0 +1,660 @@
+/**
+ * The fault suite: the real API process (src/server.ts through tsx) on a real database (the offline
+ * stand-in mongo-java-server, file-backed), with its dependencies broken on purpose:
+ *
+ *   cut-under-load     the database link reset for a while under steady load (tools/faults/tcp-proxy.js)
+ *   silent-partition   no byte through, nothing reset: requests must still be answered within the deadline
+ *   repeated-cuts      FAULTS_CUTS (default 10) cuts in a row: the API must never stay wedged
+ *   sigkill-mid-write  the API killed with SIGKILL under writes, restarted, then `reconcile`
+ *   storage            Cloudinary hanging, trickling, succeeding late; a full local disk
+ *   sigterm-burst      SIGTERM amid a burst of requests: none reset, /readyz 503 seen first
+ *   soak               FAULTS_SOAK_SECONDS (default 120) of steady load: no 5xx, memory settles
+ *
+ *   bash tools/faults/run.sh [scenario ...]      (CI: .ci/run, `check faults`)
+ *
+ * After every scenario with writes: every acknowledged write is in the database, and once the
+ * reconciliation has run, every blog's counters equal its records. Output: one line per scenario and a
+ * closing summary line; each API process's log goes to artifacts/faults/.
+ */
+import { execFile, spawn, type ChildProcess } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
+import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { createInterface } from 'node:readline';
+import { promisify } from 'node:util';
+import mongoose from 'mongoose';
+import sharp from 'sharp';
+import { startFakeCloudinary } from '../../tests/helpers/fake-cloudinary';
+import { makeImage } from '../../tests/helpers/images';
+import { startServerProcess, type ServerProcess } from '../../tests/helpers/server-process';
+import { startTcpProxy, type TcpProxy } from './tcp-proxy';
+
+const ROOT = path.resolve(__dirname, '..', '..');
+const ARTIFACTS = path.join(ROOT, 'artifacts', 'faults');
+const SOAK_SECONDS = Number(process.env.FAULTS_SOAK_SECONDS ?? 120);
+const CUTS = Number(process.env.FAULTS_CUTS ?? 10);
+/** How soon after the database returns the API must serve a 2xx again (generous: the machine is shared). */
+const RECOVERY_BOUND_MS = Number(process.env.FAULTS_RECOVERY_BOUND_MS ?? 20_000);
+/** The longest an answer may take while the database is cut (server selection 2.5 s, socket deadline 3 s, plus a busy machine). */
+const OUTAGE_ANSWER_BOUND_MS = Number(process.env.FAULTS_OUTAGE_ANSWER_BOUND_MS ?? 9_000);
+const ADMIN_EMAIL = 'faults-admin@example.com';
+const started = Date.now();
+
+const log = (line: string) => process.stdout.write(`${line}\n`);
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+const seconds = (ms: number) => `${(ms / 1000).toFixed(1)}s`;
+
+function check(condition: unknown, message: string): asserts condition {
+  if (!condition) throw new Error(message);
+}
+
+// ---------------------------------------------------------------- the database (file-backed stand-in)
+
+interface Database {
+  port: number;
+  uri: string;
+  stop(): Promise<void>;
+}
+
+async function startDatabase(file: string): Promise<Database> {
+  const classpath = readFileSync(path.join(ROOT, 'tools', 'mongo-standin', 'target', 'classpath.txt'), 'utf8').trim();
+  const child = spawn('java', ['-cp', classpath, path.join(ROOT, 'tools', 'mongo-standin', 'Launcher.java'), '0', file], {
+    stdio: ['pipe', 'pipe', 'ignore'],
+  });
+  const port = await new Promise<number>((resolve, reject) => {
+    const timer = setTimeout(() => reject(new Error('the database stand-in did not start within 120 s')), 120_000);
+    createInterface({ input: child.stdout! }).on('line', (line) => {
+      const match = /listening on [^:]+:(\d+)/.exec(line);
+      if (match) {
+        clearTimeout(timer);
+        resolve(Number(match[1]));
+      }
+    });
+    child.once('exit', (code) => reject(new Error(`the database stand-in exited with ${code}`)));
+  });
+  return {
+    port,
+    uri: `mongodb://127.0.0.1:${port}/faults`,
+    stop: () => stopChild(child),
+  };
+}
+
+function stopChild(child: ChildProcess): Promise<void> {
+  if (child.exitCode !== null || child.signalCode !== null) return Promise.resolve();
+  return new Promise((resolve) => {
+    const timer = setTimeout(() => child.kill('SIGKILL'), 10_000);
+    child.once('exit', () => {
+      clearTimeout(timer);
+      resolve();
+    });
+    child.kill('SIGTERM');
+  });
+}
+
+// ---------------------------------------------------------------- the API
+
+const secrets = {
+  JWT_ACCESS_SECRET: 'f'.repeat(40),
+  JWT_REFRESH_SECRET: 'e'.repeat(40),
+};
+let apiCount = 0;
+const apis: Array<{ name: string; server: ServerProcess }> = [];
+
+const uploadsDir = mkdtempSync(path.join(tmpdir(), 'faults-uploads-'));
+
+async function startApi(name: string, env: Record<string, string>): Promise<ServerProcess> {
+  apiCount += 1;
+  const server = await startServerProcess({
+    UPLOADS_DIR: uploadsDir,
+    ...secrets,
+    ADMIN_EMAILS: ADMIN_EMAIL,
+    RATE_LIMIT_MAX: '10000000',
+    MONGODB_SOCKET_TIMEOUT_MS: '3000',
+    MONGODB_OPERATION_TIMEOUT_MS: '5000',
+    DB_WATCHDOG_INTERVAL_MS: '1000',
+    DB_WATCHDOG_UNREACHABLE_MS: '5000',
+    RECONCILE_ON_START: 'false',
+    ...env,
+  });
+  apis.push({ name: `${apiCount}-${name}`, server });
+  return server;
+}
+
+function saveApiLogs(): void {
+  mkdirSync(ARTIFACTS, { recursive: true });
+  for (const { name, server } of apis) writeFileSync(path.join(ARTIFACTS, `api-${name}.log`), `${server.output.join('\n')}\n`);
+}
+
+interface Answer {
+  status: number;
+  body: Record<string, unknown>;
+  ms: number;
+  /** Set when no HTTP answer came: the connection was reset or refused, or the client gave up. */
+  failure?: string;
+}
+
+async function call(
+  base: string,
+  method: string,
+  url: string,
+  options: { token?: string; json?: unknown; form?: FormData; timeoutMs?: number } = {},
+): Promise<Answer> {
+  const start = Date.now();
+  try {
+    const response = await fetch(`${base}${url}`, {
+      method,
+      headers: {
+        ...(options.token ? { authorization: `Bearer ${options.token}` } : {}),
+        ...(options.json !== undefined ? { 'content-type': 'application/json' } : {}),
+      },
+      body: options.form ?? (options.json !== undefined ? JSON.stringify(options.json) : undefined),
+      signal: AbortSignal.timeout(options.timeoutMs ?? 30_000),
+    });
+    const text = await response.text();
+    let body: Record<string, unknown> = {};
+    try {
+      body = text ? (JSON.parse(text) as Record<string, unknown>) : {};
+    } catch {
+      body = { text };
+    }
+    return { status: response.status, body, ms: Date.now() - start };
+  } catch (error) {
+    const cause = (error as { cause?: { code?: string } }).cause?.code;
+    return { status: 0, body: {}, ms: Date.now() - start, failure: cause ?? (error instanceof Error ? error.name : String(error)) };
+  }
+}
+
+/** Polls until `probe` holds; answers how long it took, or undefined past `limitMs`. */
+async function within(limitMs: number, probe: () => Promise<boolean>, everyMs = 250): Promise<number | undefined> {
+  const start = Date.now();
+  while (Date.now() - start < limitMs) {
+    if (await probe().catch(() => false)) return Date.now() - start;
+    await sleep(everyMs);
+  }
+  return undefined;
+}
+
+// ---------------------------------------------------------------- the data and the load
+
+interface World {
+  base: string;
+  admin: string;
+  users: Array<{ id: string; token: string }>;
+  blogs: Array<{ id: string; slug: string }>;
+  /** Comments answered 201: each must be in the database. */
+  comments: Set<string>;
+  /** users answered 201 on register: each must be in the database. */
+  registered: Set<string>;
+  /** Like state of (user, blog) as the last conclusive answer left it; absent when unknown. */
+  likes: Map<string, boolean>;
+}
+
+async function register(base: string, email: string): Promise<{ id: string; token: string }> {
+  const role = email === ADMIN_EMAIL ? { role: 'admin' } : {};
+  const answer = await call(base, 'POST', '/api/v1/auth/register', { json: { email, password: 'password123', ...role } });
+  if (answer.status === 201) {
+    return { id: String((answer.body.user as { _id: string })._id), token: String(answer.body.accessToken) };
+  }
+  check(answer.status === 400, `register ${email}: ${answer.status} ${JSON.stringify(answer.body)}`);
+  const login = await call(base, 'POST', '/api/v1/auth/login', { json: { email, password: 'password123' } });
+  check(login.status === 200, `login ${email}: ${login.status}`);
+  return { id: String((login.body.user as { _id: string })._id), token: String(login.body.accessToken) };
+}
+
+async function banner(): Promise<Blob> {
+  return new Blob([new Uint8Array(await makeImage('png', 96, 64))], { type: 'image/png' });
+}
+
+async function createWorld(base: string, blogCount = 3, userCount = 6): Promise<World> {
+  const admin = await register(base, ADMIN_EMAIL);
+  const users = [];
+  for (let i = 0; i < userCount; i++) users.push(await register(base, `faults-user-${i}@example.com`));
+  const blogs = [];
+  for (let i = 0; i < blogCount; i++) {
+    const form = new FormData();
+    form.set('title', `Fault blog ${Date.now()} ${i}`);
+    form.set('content', '<p>Under fire</p>');
+    form.set('status', 'published');
+    form.set('banner_image', await banner(), 'banner.png');
+    const answer = await call(base, 'POST', '/api/v1/blogs/', { token: admin.token, form });
+    check(answer.status === 201, `create blog: ${answer.status} ${JSON.stringify(answer.body)}`);
+    const blog = answer.body.blog as { _id: string; slug: string };
+    blogs.push({ id: blog._id, slug: blog.slug });
+  }
+  return { base, admin: admin.token, users, blogs, comments: new Set(), registered: new Set(), likes: new Map() };
+}
+
+interface LoadReport {
+  answers: Array<Answer & { op: string; at: number }>;
+}
+
+const pick = <T>(items: T[]) => items[Math.floor(Math.random() * items.length)];
+
+/** `workers` loops of mixed reads and writes until `stop()` is called; records every answer. */
+function startLoad(world: World, workers: number, pauseMs = 20): { stop(): Promise<LoadReport> } {
+  let running = true;
+  const answers: LoadReport['answers'] = [];
+  let registrations = 0;
+  const loops = Array.from({ length: workers }, async (_, worker) => {
+    while (running) {
+      const user = pick(world.users);
+      const blog = pick(world.blogs);
+      const roll = Math.random();
+      let op: string;
+      let answer: Answer;
+      if (roll < 0.3) {
+        const key = `${user.id}:${blog.id}`;
+        const liked = world.likes.get(key);
+        op = liked ? 'unlike' : 'like';
+        answer = await call(world.base, liked ? 'DELETE' : 'POST', `/api/v1/likes/blog/${blog.id}`, { token: user.token });
+        if (answer.status >= 200 && answer.status < 300) world.likes.set(key, !liked);
+        else if (answer.status === 400) world.likes.set(key, !liked); // already (un)liked: it is in the other state
+        else world.likes.delete(key); // no conclusive answer: the write may or may not have happened
+      } else if (roll < 0.55) {
+        op = 'comment';
+        answer = await call(world.base, 'POST', `/api/v1/comments/blog/${blog.id}`, { token: user.token, json: { content: `load ${worker}` } });
+        if (answer.status === 201) world.comments.add(String((answer.body.comment as { _id: string })._id));
+      } else if (roll < 0.6) {
+        op = 'register';
+        const email = `load-${process.pid}-${worker}-${registrations++}-${Date.now()}@example.com`;
+        answer = await call(world.base, 'POST', '/api/v1/auth/register', { json: { email, password: 'password123' } });
+        if (answer.status === 201) world.registered.add(email);
+      } else if (roll < 0.8) {
+        op = 'list';
+        answer = await call(world.base, 'GET', '/api/v1/blogs?limit=5', { token: user.token });
+      } else {
+        op = 'read';
+        answer = await call(world.base, 'GET', `/api/v1/blogs/${blog.slug}`, { token: user.token });
+      }
+      answers.push({ ...answer, op, at: Date.now() });
+      await sleep(pauseMs);
+    }
+  });
+  return {
+    async stop() {
+      running = false;
+      await Promise.all(loops);
+      return { answers };
+    },
+  };
+}
+
+/** Direct to the database (not through the proxy): every acknowledged write is there. */
+async function verifyWrites(databaseUri: string, world: World): Promise<string> {
+  const connection = await mongoose.createConnection(databaseUri, { serverSelectionTimeoutMS: 10_000 }).asPromise();
+  try {
+    const db = connection.db!;
+    const commentIds = [...world.comments].map((id) => new mongoose.Types.ObjectId(id));
+    const foundComments = await db.collection('comments').countDocuments({ _id: { $in: commentIds } });
+    check(foundComments === commentIds.length, `${commentIds.length - foundComments} of ${commentIds.length} acknowledged comments are missing`);
+    const emails = [...world.registered];
+    const foundUsers = await db.collection('users').countDocuments({ email: { $in: emails } });
+    check(foundUsers === emails.length, `${emails.length - foundUsers} of ${emails.length} acknowledged registrations are missing`);
+    let likesChecked = 0;
+    for (const [key, liked] of world.likes) {
+      const [user, blog] = key.split(':').map((id) => new mongoose.Types.ObjectId(id));
+      const present = (await db.collection('likes').countDocuments({ user, blog })) > 0;
+      check(present === liked, `like of user ${user} on blog ${blog}: acknowledged ${liked ? 'liked' : 'unliked'}, database says ${present}`);
+      likesChecked += 1;
+    }
+    return `${commentIds.length} comments, ${emails.length} registrations, ${likesChecked} like states present`;
+  } finally {
+    await connection.close();
+  }
+}
+
+const run = promisify(execFile);
+
+/** `npm run reconcile`'s program (through tsx: no build), then every blog's counters equal its records. */
+async function reconcileAndCheckCounters(databaseUri: string): Promise<string> {
+  const { stdout } = await run(process.execPath, ['--require', 'tsx/cjs', path.join('src', 'reconcile.ts')], {
+    cwd: ROOT,
+    timeout: 120_000,
+    env: { PATH: process.env.PATH ?? '', DOTENV_CONFIG_PATH: '/dev/null', DOTENV_CONFIG_QUIET: 'true', MONGODB_URI: databaseUri, LOG_LEVEL: 'warn', ...secrets },
+  });
+  const reportLine = stdout.split('\n').find((line) => line.startsWith('{"blogsChecked"'));
+  check(reportLine, `reconcile printed no report: ${stdout.slice(-500)}`);
+  const report = JSON.parse(reportLine) as { countersFixed: unknown[] };
+  const connection = await mongoose.createConnection(databaseUri, { serverSelectionTimeoutMS: 10_000 }).asPromise();
+  try {
+    const db = connection.db!;
+    const blogs = await db.collection('blogs').find({}).project({ likesCount: 1, commentsCount: 1 }).toArray();
+    for (const blog of blogs) {
+      const [likes, comments] = await Promise.all([
+        db.collection('likes').countDocuments({ blog: blog._id }),
+        db.collection('comments').countDocuments({ blog: blog._id }),
+      ]);
+      check(blog.likesCount === likes, `blog ${blog._id}: likesCount ${blog.likesCount} but ${likes} likes after reconciliation`);
+      check(blog.commentsCount === comments, `blog ${blog._id}: commentsCount ${blog.commentsCount} but ${comments} comments after reconciliation`);
+    }
+    return `reconcile fixed ${report.countersFixed.length} counters; ${blogs.length} blogs' counters equal their records`;
+  } finally {
+    await connection.close();
+  }
+}
+
+function summarize(answers: LoadReport['answers']): string {
+  const byStatus = new Map<string, number>();
+  for (const answer of answers) {
+    const key = answer.failure ? `reset(${answer.failure})` : String(answer.status);
+    byStatus.set(key, (byStatus.get(key) ?? 0) + 1);
+  }
+  return [...byStatus].sort().map(([status, count]) => `${status}×${count}`).join(' ');
+}
+
+// ---------------------------------------------------------------- scenarios
+
+interface Context {
+  database: Database;
+  proxy: TcpProxy;
+  /** MONGODB_URI through the proxy. */
+  proxiedUri: string;
+}
+
+async function cutUnderLoad({ database, proxy, proxiedUri }: Context): Promise<string> {
+  const api = await startApi('cut-under-load', { MONGODB_URI: proxiedUri });
+  const world = await createWorld(api.baseUrl);
+  const load = startLoad(world, 4);
+  await sleep(3_000);
+  proxy.setMode('cut');
+  const cutAt = Date.now();
+  await sleep(2_000);
+  const readiness = await call(api.baseUrl, 'GET', '/readyz');
+  const liveness = await call(api.baseUrl, 'GET', '/healthz');
+  await sleep(6_000);
+  proxy.setMode('pass');
+  const back = Date.now();
+  const recoveredIn = await within(RECOVERY_BOUND_MS, async () => (await call(api.baseUrl, 'GET', '/api/v1/blogs?limit=1', { token: world.admin })).status === 200);
+  const readyIn = await within(RECOVERY_BOUND_MS, async () => (await call(api.baseUrl, 'GET', '/readyz')).status === 200);
+  await sleep(2_000);
+  const { answers } = await load.stop();
+
+  const during = answers.filter((answer) => answer.at - answer.ms >= cutAt + 500 && answer.at <= back);
+  const outageAnswers = during.filter((answer) => answer.status === 503);
+  const slowest = Math.max(0, ...during.map((answer) => answer.ms));
+  check(readiness.status === 503, `/readyz answered ${readiness.status} during the cut`);
+  check(liveness.status === 200, `/healthz answered ${liveness.status} during the cut`);
+  check(outageAnswers.length > 0, `no 503 during the cut (${summarize(during)})`);
+  check(outageAnswers.every((answer) => answer.body.code === 'ServiceUnavailable'), 'a 503 without code ServiceUnavailable');
+  check(!answers.some((answer) => answer.status >= 500 && answer.status !== 503), `5xx other than 503: ${summarize(answers)}`);
+  const unanswered = answers.filter((answer) => answer.failure);
+  check(unanswered.length === 0, `requests without an answer: ${unanswered.map((answer) => `${answer.op} after ${answer.ms} ms (${answer.failure})`).join(', ')}`);
+  check(slowest <= OUTAGE_ANSWER_BOUND_MS, `an answer during the cut took ${slowest} ms`);
+  check(recoveredIn !== undefined, `no 2xx within ${RECOVERY_BOUND_MS} ms of the database returning: wedged`);
+  check(readyIn !== undefined, `/readyz not 200 within ${RECOVERY_BOUND_MS} ms of the database returning`);
+  check(api.child.exitCode === null, 'the API exited');
+  const writes = await verifyWrites(database.uri, world);
+  const counters = await reconcileAndCheckCounters(database.uri);
+  return (
+    `${answers.length} requests (${summarize(answers)}); during the 8 s cut ${outageAnswers.length} 503s, slowest answer ${seconds(slowest)}; ` +
+    `2xx again ${seconds(recoveredIn)} and /readyz 200 ${seconds(readyIn)} after the database returned; ${writes}; ${counters}`
+  );
+}
+
+async function silentPartition({ proxy, proxiedUri }: Context): Promise<string> {
+  const api = await startApi('silent-partition', { MONGODB_URI: proxiedUri });
+  const world = await createWorld(api.baseUrl, 1, 2);
+  proxy.setMode('blackhole');
+  const probes = await Promise.all(
+    Array.from({ length: 6 }, async (_, i) => {
+      await sleep(i * 1_000);
+      return call(api.baseUrl, 'GET', '/api/v1/blogs?limit=1', { token: world.admin, timeoutMs: 60_000 });
+    }),
+  );
+  const readiness = await call(api.baseUrl, 'GET', '/readyz', { timeoutMs: 60_000 });
+  proxy.setMode('pass');
+  const recoveredIn = await within(RECOVERY_BOUND_MS, async () => (await call(api.baseUrl, 'GET', '/api/v1/blogs?limit=1', { token: world.admin })).status === 200);
+  const slowest = Math.max(...probes.map((probe) => probe.ms));
+  check(probes.every((probe) => probe.status === 503), `answers during the partition: ${summarize(probes.map((probe) => ({ ...probe, op: '', at: 0 })))}`);
+  check(slowest <= OUTAGE_ANSWER_BOUND_MS, `an answer during the partition took ${slowest} ms`);
+  check(readiness.status === 503 && readiness.ms <= 5_000, `/readyz during the partition: ${readiness.status} in ${readiness.ms} ms`);
+  check(recoveredIn !== undefined, `no 2xx within ${RECOVERY_BOUND_MS} ms after the partition healed: wedged`);
+  return `6 requests during the partition all 503, slowest ${seconds(slowest)}; /readyz 503 in ${seconds(readiness.ms)}; 2xx again ${seconds(recoveredIn)} after it healed`;
+}
+
+async function repeatedCuts({ database, proxy, proxiedUri }: Context): Promise<string> {
+  const api = await startApi('repeated-cuts', { MONGODB_URI: proxiedUri });
+  const world = await createWorld(api.baseUrl, 2, 4);
+  const load = startLoad(world, 2, 50);
+  const recoveries: number[] = [];
+  try {
+    for (let cut = 1; cut <= CUTS; cut++) {
+      await sleep(1_500);
+      proxy.setMode('cut');
+      await sleep(3_000 + (cut % 3) * 1_000);
+      proxy.setMode('pass');
+      const recoveredIn = await within(RECOVERY_BOUND_MS, async () => (await call(api.baseUrl, 'GET', '/api/v1/blogs?limit=1', { token: world.admin })).status === 200);
+      check(recoveredIn !== undefined, `cut ${cut} of ${CUTS}: no 2xx within ${RECOVERY_BOUND_MS} ms of the database returning (wedged)`);
+      recoveries.push(recoveredIn);
+    }
+  } finally {
+    await load.stop();
+  }
+  const reopened = api.output.filter((line) => /reopening it/.test(line)).length;
+  const writes = await verifyWrites(database.uri, world);
+  const counters = await reconcileAndCheckCounters(database.uri);
+  return (
+    `${CUTS} cuts, recovered after each in ${recoveries.map((ms) => seconds(ms)).join(', ')} (worst ${seconds(Math.max(...recoveries))}); ` +
+    `watchdog reopened the connection ${reopened} times; ${writes}; ${counters}`
+  );
+}
+
+async function sigkillMidWrite({ database }: Context): Promise<string> {
+  const rounds = 3;
+  let world: World | undefined;
+  let answered = 0;
+  for (let round = 1; round <= rounds; round++) {
+    const api = await startApi(`sigkill-${round}`, { MONGODB_URI: database.uri });
+    if (!world) world = await createWorld(api.baseUrl, 2, 4);
+    else world.base = api.baseUrl;
+    const load = startLoad(world, 4, 0);
+    await sleep(1_500 + round * 300);
+    api.child.kill('SIGKILL');
+    await api.exited;
+    answered += (await load.stop()).answers.filter((answer) => answer.status > 0).length;
+  }
+  const api = await startApi('sigkill-after', { MONGODB_URI: database.uri });
+  check((await call(api.baseUrl, 'GET', '/readyz')).status === 200, 'not ready after the restart');
+  const writes = await verifyWrites(database.uri, world!);
+  const counters = await reconcileAndCheckCounters(database.uri);
+  await api.stop();
+  return `${rounds} SIGKILLs under writes (${answered} answers before them), restarted; ${writes}; ${counters}`;
+}
+
+async function storage({ database }: Context): Promise<string> {
+  const results: string[] = [];
+  const cloud = await startFakeCloudinary();
+  try {
+    const api = await startApi('storage-cloudinary', {
+      MONGODB_URI: database.uri,
+      CLOUDINARY_URL: `cloudinary://${cloud.apiKey}:${cloud.apiSecret}@${cloud.cloudName}`,
+      CLOUDINARY_UPLOAD_PREFIX: cloud.url,
+      STORAGE_SAVE_TIMEOUT_MS: '3000',
+    });
+    const world = await createWorld(api.baseUrl, 0, 0);
+    for (const [mode, delay] of [['hang', 0], ['trickle', 1_000], ['late', 4_500]] as const) {
+      cloud.uploadMode(mode, delay);
+      const before = cloud.uploads.length;
+      const form = new FormData();
+      form.set('title', `Storage ${mode} ${Date.now()}`);
+      form.set('content', '<p>x</p>');
+      form.set('banner_image', await banner(), 'banner.png');
+      const answer = await call(api.baseUrl, 'POST', '/api/v1/blogs/', { token: world.admin, form, timeoutMs: 60_000 });
+      check(answer.status === 502, `Cloudinary ${mode}: answered ${answer.status}`);
+      check(answer.ms <= 3_000 + 4_000, `Cloudinary ${mode}: the answer took ${answer.ms} ms (deadline 3 s)`);
+      if (mode === 'late') {
+        const landed = await within(15_000, async () => cloud.uploads.length > before);
+        check(landed !== undefined, 'the late upload never landed');
+        const id = cloud.uploads.at(-1)!.publicId;
+        const removed = await within(15_000, async () => !cloud.stored.has(id));
+        check(removed !== undefined, `the late upload ${id} was left on Cloudinary`);
+      }
+      results.push(`${mode} 502 in ${seconds(answer.ms)}`);
+    }
+    cloud.uploadMode('normal');
+    check(cloud.stored.size === 0, `${cloud.stored.size} files left on Cloudinary`);
+  } finally {
+    await cloud.close();
+  }
+  results.push(await diskFull(database));
+  return `Cloudinary: ${results.join(', ')}; nothing left behind`;
+}
+
+/** A full disk: a tmpfs smaller than the banner when this runs as root, else a file-size limit on the process. */
+async function diskFull(database: Database): Promise<string> {
+  const folder = mkdtempSync(path.join(tmpdir(), 'faults-disk-'));
+  let mounted = false;
+  try {
+    try {
+      await run('mount', ['-t', 'tmpfs', '-o', 'size=48k', 'tmpfs', folder], { timeout: 10_000 });
+      mounted = true;
+    } catch {
+      mounted = false;
+    }
+    if (!mounted) return 'disk full: skipped (mounting a small tmpfs needs root)';
+    const api = await startApi('storage-disk-full', { MONGODB_URI: database.uri, UPLOADS_DIR: folder });
+    const world = await createWorld(api.baseUrl, 0, 0);
+    const form = new FormData();
+    form.set('title', `Disk full ${Date.now()}`);
+    form.set('content', '<p>x</p>');
+    // random pixels do not compress: about 120 kB of PNG, more than the 48 kB disk
+    const big = await sharp(randomBytes(200 * 200 * 3), { raw: { width: 200, height: 200, channels: 3 } }).png().toBuffer();
+    form.set('banner_image', new Blob([new Uint8Array(big)], { type: 'image/png' }), 'banner.png');
+    const answer = await call(api.baseUrl, 'POST', '/api/v1/blogs/', { token: world.admin, form });
+    const left = readdirSync(path.join(folder, 'banners'));
+    check(answer.status === 502, `disk full: answered ${answer.status}`);
+    check(left.length === 0, `disk full: left ${left.join(', ')} behind`);
+    await api.stop();
+    return `disk full 502 with no partial file (banner ${Math.round(big.length / 1024)} kB, disk 48 kB)`;
+  } finally {
+    if (mounted) await run('umount', [folder]).catch(() => undefined);
+    rmSync(folder, { recursive: true, force: true });
+  }
+}
+
+async function sigtermBurst({ database }: Context): Promise<string> {
+  const api = await startApi('sigterm-burst', { MONGODB_URI: database.uri, SHUTDOWN_READINESS_DELAY_MS: '3000', SHUTDOWN_GRACE_MS: '10000' });
+  const world = await createWorld(api.baseUrl, 1, 1);
+  const token = world.users[0].token;
+  let sawNotReady = false;
+  const prober = (async () => {
+    for (let i = 0; i < 40 && !sawNotReady; i++) {
+      const answer = await call(api.baseUrl, 'GET', '/readyz', { timeoutMs: 2_000 });
+      if (answer.status === 503) sawNotReady = true;
+      await sleep(100);
+    }
+  })();
+  // 50 requests on fresh connections, spread over the signal: before, at and during the readiness delay
+  const burst = Array.from({ length: 50 }, async (_, i) => {
+    await sleep(i * 30);
+    return call(api.baseUrl, 'GET', '/api/v1/blogs?limit=2', { token });
+  });
+  await sleep(600);
+  api.child.kill('SIGTERM');
+  const answers = await Promise.all(burst);
+  await prober;
+  const exitCode = await api.exited;
+  const reset = answers.filter((answer) => answer.failure);
+  check(reset.length === 0, `${reset.length} of 50 requests got no answer (${[...new Set(reset.map((answer) => answer.failure))].join(', ')})`);
+  check(answers.every((answer) => answer.status === 200), `answers: ${summarize(answers.map((answer) => ({ ...answer, op: '', at: 0 })))}`);
+  check(sawNotReady, 'no prober saw /readyz 503 before the listener closed');
+  check(exitCode === 0, `exit code ${exitCode}`);
+  return '50 requests around SIGTERM all answered 200, none reset; /readyz 503 seen during the delay; exit 0';
+}
+
+function rssKb(pid: number): number {
+  const status = readFileSync(`/proc/${pid}/status`, 'utf8');
+  return Number(/VmRSS:\s+(\d+)/.exec(status)?.[1] ?? 0);
+}
+
+async function soak({ database, proxiedUri }: Context): Promise<string> {
+  const api = await startApi('soak', { MONGODB_URI: proxiedUri });
+  const world = await createWorld(api.baseUrl, 3, 6);
+  const load = startLoad(world, 3, 30);
+  const samples: number[] = [];
+  const end = Date.now() + SOAK_SECONDS * 1000;
+  while (Date.now() < end) {
+    await sleep(Math.min(5_000, Math.max(0, end - Date.now())));
+    samples.push(rssKb(api.child.pid!));
+  }
+  const { answers } = await load.stop();
+  const errors = answers.filter((answer) => answer.status >= 500 || answer.failure);
+  check(answers.length > 0, 'no requests were made');
+  check(errors.length === 0, `${errors.length} 5xx or unanswered during the soak: ${summarize(errors)}`);
+  // memory settles: the last third's peak is not far above the middle third's
+  const third = Math.max(1, Math.floor(samples.length / 3));
+  const middle = Math.max(...samples.slice(third, 2 * third));
+  const last = Math.max(...samples.slice(-third));
+  check(last <= middle * 1.25 + 30_000, `RSS still growing: ${Math.round(middle / 1024)} MB then ${Math.round(last / 1024)} MB`);
+  const writes = await verifyWrites(database.uri, world);
+  const counters = await reconcileAndCheckCounters(database.uri);
+  return (
+    `${SOAK_SECONDS} s, ${answers.length} requests (${summarize(answers)}), no 5xx; RSS ${Math.round(samples[0] / 1024)} → ` +
+    `${Math.round(middle / 1024)} → ${Math.round(last / 1024)} MB; ${writes}; ${counters}`
+  );
+}
+
+const SCENARIOS: Record<string, (context: Context) => Promise<string>> = {
+  'cut-under-load': cutUnderLoad,
+  'silent-partition': silentPartition,
+  'repeated-cuts': repeatedCuts,
+  'sigkill-mid-write': sigkillMidWrite,
+  storage,
+  'sigterm-burst': sigtermBurst,
+  soak,
+};
+
+async function main(): Promise<number> {
+  const chosen = process.argv.slice(2).length > 0 ? process.argv.slice(2) : Object.keys(SCENARIOS);
+  const unknown = chosen.filter((name) => !SCENARIOS[name]);
+  if (unknown.length) {
+    log(`faults: unknown scenario ${unknown.join(', ')}; known: ${Object.keys(SCENARIOS).join(', ')}`);
+    return 2;
+  }
+  mkdirSync(ARTIFACTS, { recursive: true });
+  const dataDir = mkdtempSync(path.join(tmpdir(), 'faults-db-'));
+  const database = await startDatabase(path.join(dataDir, 'faults.h2'));
+  const proxy = await startTcpProxy({ targetPort: database.port });
+  const context: Context = { database, proxy, proxiedUri: `mongodb://127.0.0.1:${proxy.port}/faults` };
+  log(`faults: database stand-in (file-backed) on port ${database.port}, proxy on ${proxy.port}`);
+  const failed: string[] = [];
+  try {
+    for (const name of chosen) {
+      const start = Date.now();
+      proxy.setMode('pass');
+      try {
+        const detail = await SCENARIOS[name](context);
+        log(`ok   ${name} (${seconds(Date.now() - start)}): ${detail}`);
+      } catch (error) {
+        failed.push(name);
+        log(`FAIL ${name} (${seconds(Date.now() - start)}): ${error instanceof Error ? error.message : String(error)}`);
+      } finally {
+        proxy.setMode('pass');
+        await Promise.all(apis.map(({ server }) => server.stop().catch(() => undefined)));
+        saveApiLogs();
+      }
+    }
+  } finally {
+    await proxy.close();
+    await database.stop();
+    rmSync(dataDir, { recursive: true, force: true });
+    rmSync(uploadsDir, { recursive: true, force: true });
+  }
+  const took = seconds(Date.now() - started);
+  log(
+    failed.length === 0
+      ? `faults: all ${chosen.length} scenarios held in ${took} (logs in artifacts/faults)`
+      : `faults: ${failed.length} of ${chosen.length} scenarios FAILED (${failed.join(', ')}) in ${took}; logs in artifacts/faults`,
+  );
+  return failed.length === 0 ? 0 : 1;
+}
+
+main().then(
+  (code) => process.exit(code),
+  (error: unknown) => {
+    log(`faults: could not run: ${error instanceof Error ? error.stack : String(error)}`);
+    saveApiLogs();
+    process.exit(1);
+  },
+);
