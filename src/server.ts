@@ -138,9 +138,6 @@ async function main(): Promise<void> {
     await localDatabase?.stop();
     throw error;
   }
-  // The port actually bound: PORT=0 asks the system for a free one (tests start servers that way).
-  const { port } = server.address() as AddressInfo;
-  logger.info(`listening on http://localhost:${port}/api/v1`, { port });
 
   const shutdown = async (signal: string) => {
     if (shuttingDown) return;
@@ -172,6 +169,11 @@ async function main(): Promise<void> {
   };
   process.on('SIGTERM', () => onSignal('SIGTERM'));
   process.on('SIGINT', () => onSignal('SIGINT'));
+
+  // Written once the signal handlers are in place: whoever waits for this line may stop the process at once.
+  // The port actually bound: PORT=0 asks the system for a free one (tests start servers that way).
+  const { port } = server.address() as AddressInfo;
+  logger.info(`listening on http://localhost:${port}/api/v1`, { port });
 }
 
 /** Listens, or fails with one line: a busy port is the usual reason and says what to do. */
