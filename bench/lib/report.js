@@ -12,7 +12,7 @@ const mib = (kb) => (kb === undefined ? '–' : `${(kb / 1024).toFixed(0)}M`);
 
 /** One line per scenario; the floor's columns are empty for scenarios it does not serve (writes, login). */
 function formatTable(rows) {
-  const header = ['scenario', 'req/s ours', 'floor', 'ratio', 'p50 ours', 'floor', 'p99 ours', 'floor', 'p99 ratio', 'body', 'gzip', 'headers', 'RSS ours', 'floor', 'non-2xx'];
+  const header = ['scenario', 'req/s ours', 'floor', 'ratio', 'p50 ours', 'floor', 'p99 ours', 'floor', 'p99 ratio', 'CPU ms/req ours', 'floor', 'body', 'gzip', 'headers', 'RSS ours', 'floor', 'non-2xx'];
   const lines = rows.map((row) => [
     row.name,
     fixed(row.ours.rps),
@@ -23,6 +23,8 @@ function formatTable(rows) {
     fixed(row.ours.p99),
     fixed(row.floor?.p99),
     row.floor ? fixed(row.ours.p99 / row.floor.p99, 2) : '–',
+    fixed(row.ours.cpuMsPerRequest, 2),
+    fixed(row.floor?.cpuMsPerRequest, 2),
     kib(row.bytes?.body),
     kib(row.bytes?.gzip),
     row.bytes?.headers === undefined ? '–' : String(row.bytes.headers),

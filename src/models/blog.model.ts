@@ -42,8 +42,12 @@ const blogSchema = new Schema(
 
 // GET /blogs/ lists newest first, per status for regular users
 blogSchema.index({ status: 1, createdAt: -1, _id: -1 });
-// GET /blogs/user/{userId} lists one author's blogs newest first
+// GET /blogs/ lists every blog newest first for admins (no status filter to lead with)
+blogSchema.index({ createdAt: -1, _id: -1 });
+// GET /blogs/user/{userId} lists one author's blogs newest first (admins)
 blogSchema.index({ author: 1, createdAt: -1, _id: -1 });
+// GET /blogs/user/{userId} lists one author's published blogs newest first (regular users)
+blogSchema.index({ author: 1, status: 1, createdAt: -1, _id: -1 });
 
 /** The fields blogView() reads: a projection for lean reads of blogs that are to be shown. */
 export const BLOG_VIEW_FIELDS = '_id title slug content banner author viewsCount likesCount commentsCount status publishedAt createdAt updatedAt';
