@@ -9,7 +9,8 @@
  * BENCH_CONNECTIONS (10), BENCH_BLOGS (5000), BENCH_GROWTH_BLOGS (50000; 0 skips the growth step),
  * BENCH_GROWTH_SAMPLES (sequential requests per side and size, 5),
  * BENCH_ONLY (comma-separated scenario names), BENCH_CPU_PROF=1 (profile the API with --cpu-prof),
- * BENCH_LOG_LEVEL (the API's LOG_LEVEL, warn), MONGODB_URI (a server to use instead of the embedded one;
+ * BENCH_LOG_LEVEL (the API's LOG_LEVEL, warn), BENCH_API_ENTRY (another build's server.js, to compare
+ * before and after a change), MONGODB_URI (a server to use instead of the embedded one;
  * the benchmark writes into a database of its own there and drops it at the end).
  */
 'use strict';
@@ -47,6 +48,8 @@ const settings = {
   only: env.BENCH_ONLY ? new Set(env.BENCH_ONLY.split(',').map((name) => name.trim())) : undefined,
   cpuProf: env.BENCH_CPU_PROF === '1',
   logLevel: env.BENCH_LOG_LEVEL ?? 'warn',
+  /** Another build of the API to measure (e.g. an older commit's dist/server.js), for before/after figures. */
+  apiEntry: env.BENCH_API_ENTRY ?? path.join('dist', 'server.js'),
 };
 const wanted = (name) => !settings.only || settings.only.has(name);
 const log = (message) => process.stdout.write(`${message}\n`);
@@ -185,8 +188,10 @@ async function drive(baseUrl, scenario, pid) {
 
 /** One autocannon run; every response's latency (ms) is appended to `latencies` when given. */
 function cannon(baseUrl, scenario, seconds, latencies) {
-  const options = { url: `${baseUrl}${scenario.path ?? ''}`, connections: settings.connections, duration: seconds, headers: scenario.headers, method: scenario.method, body: scenario.body, requests: scenario.requests };
-  // autocannon takes an option given as undefined for a value: leave those out
+  const options = { url: `${baseUrl}${scenario.path ?? ''}`, connections: settings.connections, duration: seconds, headers: scenario.headers && { ...scenario.headers }, method: scenario.method, body: scenario.body, requests: scenario.requests };
+  // autocannon adds to the headers object it is given (a POST's Content-Length, then again on the next
+  // run, and the server waits for a body that never comes): each run gets a copy. And it takes an
+  // option given as undefined for a value: leave those out.
   const given = Object.fromEntries(Object.entries(options).filter(([, value]) => value !== undefined));
   return new Promise((resolve, reject) => {
     const instance = autocannon(given, (error, result) => (error ? reject(error) : resolve(result)));
@@ -266,7 +271,7 @@ async function main() {
     const apiPort = await freePort();
     const uploadsDir = fs.mkdtempSync(path.join(os.tmpdir(), 'blog-bench-uploads-'));
     const profileDir = path.join(RESULTS_DIR, 'profiles');
-    const api = startProcess('API', [...(settings.cpuProf ? ['--cpu-prof', `--cpu-prof-dir=${profileDir}`] : []), path.join('dist', 'server.js')], {
+    const api = startProcess('API', [...(settings.cpuProf ? ['--cpu-prof', `--cpu-prof-dir=${profileDir}`] : []), settings.apiEntry], {
       DOTENV_CONFIG_PATH: '/dev/null',
       DOTENV_CONFIG_QUIET: 'true',
       NODE_ENV: 'production',
