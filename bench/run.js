@@ -7,7 +7,7 @@
  * Settings (environment): BENCH_DURATION seconds per scenario and side (6), split into BENCH_ROUNDS
  * alternating slices (3), BENCH_WARMUP seconds (1),
  * BENCH_CONNECTIONS (10), BENCH_BLOGS (5000), BENCH_GROWTH_BLOGS (50000; 0 skips the growth step),
- * BENCH_GROWTH_SAMPLES (sequential requests per side and size, 5),
+ * BENCH_GROWTH_SAMPLES (sequential requests per side and size, 9),
  * BENCH_ONLY (comma-separated scenario names), BENCH_CPU_PROF=1 (profile the API with --cpu-prof),
  * BENCH_LOG_LEVEL (the API's LOG_LEVEL, warn), BENCH_API_ENTRY (another build's server.js, to compare
  * before and after a change), MONGODB_URI (a server to use instead of the embedded one;
@@ -44,7 +44,7 @@ const settings = {
   connections: Number(env.BENCH_CONNECTIONS ?? 10),
   blogs: Number(env.BENCH_BLOGS ?? 5000),
   growthBlogs: Number(env.BENCH_GROWTH_BLOGS ?? 50000),
-  growthSamples: Number(env.BENCH_GROWTH_SAMPLES ?? 5),
+  growthSamples: Number(env.BENCH_GROWTH_SAMPLES ?? 9),
   only: env.BENCH_ONLY ? new Set(env.BENCH_ONLY.split(',').map((name) => name.trim())) : undefined,
   cpuProf: env.BENCH_CPU_PROF === '1',
   logLevel: env.BENCH_LOG_LEVEL ?? 'warn',

@@ -8,6 +8,7 @@ import type { Types } from 'mongoose';
 import { AuthenticationError, RequestValidationError } from '../errors/http-errors';
 import { SessionModel } from '../models/session.model';
 import { ACTIVE_ACCOUNT, SOCIAL_NETWORKS, USER_LIMITS, UserModel, type Role, type SocialNetwork, type UserDocument } from '../models/user.model';
+import { createConcurrencyLimit, cpuBoundConcurrency } from '../lib/concurrency';
 import { duplicateKeyField } from '../lib/mongo-errors';
 
 const USERNAME_ATTEMPTS = 8;
@@ -30,7 +31,9 @@ function usernameCandidate(base: string, attempt: number): string {
 }
 
 export function createUserService(options: { bcryptCost: number }) {
-  const hashPassword = (password: string) => bcrypt.hash(password, options.bcryptCost);
+  // Logins at full speed must not starve reads: bcrypt gets all cores but one (see lib/concurrency).
+  const hashing = createConcurrencyLimit(cpuBoundConcurrency());
+  const hashPassword = (password: string) => hashing(() => bcrypt.hash(password, options.bcryptCost));
 
   /**
    * Creates a user whose username derives from the email. The unique index decides collisions,
@@ -55,7 +58,7 @@ export function createUserService(options: { bcryptCost: number }) {
     return UserModel.findOne({ email }).select('+password');
   }
 
-  const passwordMatches = (user: UserDocument, password: string) => bcrypt.compare(password, user.password);
+  const passwordMatches = (user: UserDocument, password: string) => hashing(() => bcrypt.compare(password, user.password));
 
   /**
    * Applies a profile update given in the request's flat shape (first_name, website, ...).
