@@ -90,7 +90,7 @@ export function createBlogService({ storage, logger }: { storage: BannerStorage;
   async function present(blogs: Record<string, unknown>[], viewer: Viewer): Promise<Record<string, unknown>[]> {
     if (blogs.length === 0) return [];
     const blogIds = blogs.map((blog) => blog._id);
-    const authorIds = [...new Set(blogs.map((blog) => String(blog.author)))];
+    const authorIds = [...new Set(blogs.filter((blog) => blog.author != null).map((blog) => String(blog.author)))];
     const [authors, likes] = await Promise.all([
       UserModel.find({ _id: { $in: authorIds } }, USER_VIEW_FIELDS).lean(),
       LikeModel.find({ user: viewer._id, blog: { $in: blogIds } }, 'blog').lean(),
