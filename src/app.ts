@@ -2,6 +2,7 @@
  * createApp(deps) builds the Express application: the same way for the server and for tests.
  * It neither connects nor listens; server.ts does that.
  */
+import compression from 'compression';
 import cookieParser from 'cookie-parser';
 import cors from 'cors';
 import express, { Router, type Express } from 'express';
@@ -49,6 +50,28 @@ export interface AppDeps {
   isLive?: () => boolean;
 }
 
+/**
+ * Security headers for JSON responses: what still protects a JSON body (no MIME sniffing, HTTPS only,
+ * never framed, not readable cross-origin without CORS, no content loaded from elsewhere) with a short
+ * policy. Left out, because they only act on HTML documents a browser renders, which this API does not
+ * serve outside /docs: Cross-Origin-Opener-Policy, Origin-Agent-Cluster, Referrer-Policy,
+ * X-DNS-Prefetch-Control, X-Download-Options (IE8), X-Permitted-Cross-Domain-Policies (Flash, Acrobat)
+ * and X-XSS-Protection (turns off a filter of old browsers). See docs/performance.md.
+ */
+const JSON_API_SECURITY_HEADERS = {
+  contentSecurityPolicy: { useDefaults: false, directives: { defaultSrc: ["'self'"], frameAncestors: ["'none'"] } },
+  crossOriginOpenerPolicy: false,
+  originAgentCluster: false,
+  referrerPolicy: false,
+  xDnsPrefetchControl: false,
+  xDownloadOptions: false,
+  xPermittedCrossDomainPolicies: false,
+  xXssProtection: false,
+} as const;
+
+/** Bodies smaller than this go uncompressed: the gzip framing would eat most of the saving. */
+const COMPRESSION_THRESHOLD_BYTES = 1024;
+
 /** A readiness probe must answer before its prober gives up (Docker's HEALTHCHECK waits 5 s). */
 const READINESS_CHECK_TIMEOUT_MS = 2000;
 
@@ -77,16 +100,19 @@ export function createApp({
     app.use(measureRequests(metrics, { paths: buildOpenApiDocument().paths, staticPrefixes }));
   }
   app.use(requestLogger({ logger, quietPaths: [...HEALTH_PATHS, METRICS_PATH] }));
-  // Without upgrade-insecure-requests: over plain HTTP on any host but localhost (http://vm:3000/api/v1/docs)
-  // it would rewrite every asset of the reference page to https and leave it blank. HTTPS deployments
-  // upgrade with HSTS, which helmet still sends.
-  app.use(helmet({ contentSecurityPolicy: { directives: { upgradeInsecureRequests: null } } }));
+  app.use(helmet(JSON_API_SECURITY_HEADERS));
+  // The API reference is an HTML page: it gets helmet's whole set of document headers but
+  // upgrade-insecure-requests: over plain HTTP on any host but localhost (http://vm:3000/api/v1/docs) that
+  // would rewrite every asset of the page to https and leave it blank. HTTPS deployments upgrade with HSTS.
+  app.use(`${API_BASE_PATH}/docs`, helmet({ contentSecurityPolicy: { directives: { upgradeInsecureRequests: null } } }));
   // Browsers ignore Cross-Origin-Opener-Policy from such untrustworthy origins and log a console error for it
   // on every page; it is sent where it can apply, over HTTPS (req.secure follows TRUST_PROXY behind a proxy).
-  app.use((req, res, next) => {
+  app.use(`${API_BASE_PATH}/docs`, (req, res, next) => {
     if (!req.secure) res.removeHeader('Cross-Origin-Opener-Policy');
     next();
   });
+  // JSON over 1 KB (a page of blogs is ~130 KB of HTML content) is compressed for clients that accept it.
+  app.use(compression({ threshold: COMPRESSION_THRESHOLD_BYTES }));
   app.use(
     cors({
       origin: config.corsOrigins.length > 0 ? [...config.corsOrigins] : false,

@@ -63,6 +63,9 @@ function driverOptions(options: ConnectOptions): mongoose.ConnectOptions {
 }
 
 export async function connectDatabase(options: ConnectOptions): Promise<typeof mongoose> {
+  // Mongoose keeps each query's call stack (new Error().stack, on every query) only to name where a query
+  // ran first when it is run twice by mistake; that costs every request, for a message no code here needs.
+  mongoose.set('skipOriginalStackTraces', true);
   // Models are defined at import time; without this their operations would queue while disconnected.
   mongoose.set('bufferCommands', false);
   lastConnectOptions = options;

@@ -35,33 +35,46 @@ const blogSchema = new Schema(
   {
     timestamps: true,
     toJSON: {
-      // A fixed field order; the banner's storage key and __v stay inside.
-      transform: (_document, result: Record<string, unknown>) => {
-        const banner = result.banner as { url: string; width: number; height: number };
-        return {
-          _id: result._id,
-          title: result.title,
-          slug: result.slug,
-          content: result.content,
-          banner: { url: banner.url, width: banner.width, height: banner.height },
-          author: result.author ?? null,
-          viewsCount: result.viewsCount,
-          likesCount: result.likesCount,
-          commentsCount: result.commentsCount,
-          status: result.status,
-          publishedAt: result.publishedAt ?? null,
-          createdAt: result.createdAt,
-          updatedAt: result.updatedAt,
-        };
-      },
+      transform: (_document, result: Record<string, unknown>) => blogView(result, result.author ?? null),
     },
   },
 );
 
 // GET /blogs/ lists newest first, per status for regular users
 blogSchema.index({ status: 1, createdAt: -1, _id: -1 });
-// GET /blogs/user/{userId} lists one author's blogs newest first
+// GET /blogs/ lists every blog newest first for admins (no status filter to lead with)
+blogSchema.index({ createdAt: -1, _id: -1 });
+// GET /blogs/user/{userId} lists one author's blogs newest first (admins)
 blogSchema.index({ author: 1, createdAt: -1, _id: -1 });
+// GET /blogs/user/{userId} lists one author's published blogs newest first (regular users)
+blogSchema.index({ author: 1, status: 1, createdAt: -1, _id: -1 });
+
+/** The fields blogView() reads: a projection for lean reads of blogs that are to be shown. */
+export const BLOG_VIEW_FIELDS = '_id title slug content banner author viewsCount likesCount commentsCount status publishedAt createdAt updatedAt';
+
+/**
+ * A blog as the API shows it, from a document's toJSON result or a lean read alike: a fixed field order,
+ * the banner's storage key and __v left inside, defaults filled in as a hydrated document would have them.
+ * `author` is given already shaped for the viewer.
+ */
+export function blogView(blog: Record<string, unknown>, author: unknown): Record<string, unknown> {
+  const banner = blog.banner as { url: string; width: number; height: number };
+  return {
+    _id: blog._id,
+    title: blog.title,
+    slug: blog.slug,
+    content: blog.content,
+    banner: { url: banner.url, width: banner.width, height: banner.height },
+    author,
+    viewsCount: blog.viewsCount ?? 0,
+    likesCount: blog.likesCount ?? 0,
+    commentsCount: blog.commentsCount ?? 0,
+    status: blog.status ?? 'draft',
+    publishedAt: blog.publishedAt ?? null,
+    createdAt: blog.createdAt,
+    updatedAt: blog.updatedAt,
+  };
+}
 
 export type Blog = InferSchemaType<typeof blogSchema>;
 export type BlogDocument = HydratedDocument<Blog>;

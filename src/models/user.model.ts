@@ -43,17 +43,7 @@ const userSchema = new Schema(
       // keep `socialLinks: {}` for users without links, so clients need no existence check
       minimize: false,
       // A fixed field order whatever the document's history; the hash and __v never leave.
-      transform: (_document, result: Record<string, unknown>) => ({
-        _id: result._id,
-        username: result.username,
-        email: result.email,
-        role: result.role,
-        firstName: result.firstName,
-        lastName: result.lastName,
-        socialLinks: result.socialLinks ?? {},
-        createdAt: result.createdAt,
-        updatedAt: result.updatedAt,
-      }),
+      transform: (_document, result: Record<string, unknown>) => userView(result),
     },
   },
 );
@@ -64,6 +54,27 @@ userSchema.pre('validate', function setUsernameKey() {
 
 // GET /users/ lists newest accounts first
 userSchema.index({ createdAt: -1, _id: -1 });
+
+/** The fields userView() reads: a projection for lean reads of users that are to be shown (never the hash). */
+export const USER_VIEW_FIELDS = '_id username email role firstName lastName socialLinks createdAt updatedAt';
+
+/**
+ * A user as the API shows it, from a document's toJSON result or a lean read alike: a fixed field order
+ * whatever the document's history; the hash and __v never leave.
+ */
+export function userView(user: Record<string, unknown>): Record<string, unknown> {
+  return {
+    _id: user._id,
+    username: user.username,
+    email: user.email,
+    role: user.role,
+    firstName: user.firstName,
+    lastName: user.lastName,
+    socialLinks: user.socialLinks ?? {},
+    createdAt: user.createdAt,
+    updatedAt: user.updatedAt,
+  };
+}
 
 /** Matches accounts that exist and are not being deleted. */
 export const ACTIVE_ACCOUNT = { deletingAt: null } as const;

@@ -42,6 +42,20 @@ export function createSessionService(jwtConfig: Config['jwt']) {
 
   /** Whether a rejected access token was ours and only out of time (the client should refresh), not invalid. */
   const accessTokenExpired = (token: string) => isExpiredToken(token, jwtConfig.accessSecret);
+  /**
+   * The claims of a valid access token whose ids are well-formed, or undefined. Checks nothing in the
+   * database: authenticate() then reads the session (liveSessionId) and the user side by side.
+   */
+  function claimsOfAccessToken(token: string): TokenClaims | undefined {
+    const claims = verifyToken(token, jwtConfig.accessSecret);
+    return claims && isObjectId(claims.sid) && isObjectId(claims.sub) ? claims : undefined;
+  }
+
+  /** The id of the live session the claims name (its user, unexpired), or undefined: one lean read. */
+  async function liveSessionId(claims: TokenClaims): Promise<Types.ObjectId | undefined> {
+    const session = await SessionModel.findOne({ _id: claims.sid, user: claims.sub }, 'expiresAt').lean();
+    return session && session.expiresAt.getTime() > Date.now() ? session._id : undefined;
+  }
 
   /** The live session a refresh token belongs to; the token must be the very one issued for it. */
   async function findSessionOfRefreshToken(token: string): Promise<SessionDocument | undefined> {
@@ -61,6 +75,8 @@ export function createSessionService(jwtConfig: Config['jwt']) {
     openSession,
     findSessionOfAccessToken,
     accessTokenExpired,
+    claimsOfAccessToken,
+    liveSessionId,
     findSessionOfRefreshToken,
     /** A fresh access token for a session proven by its refresh token. */
     refreshAccessToken: (session: SessionDocument) => issueAccessToken({ sub: String(session.user), sid: String(session._id) }),

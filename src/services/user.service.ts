@@ -8,6 +8,7 @@ import type { Types } from 'mongoose';
 import { AuthenticationError, RequestValidationError } from '../errors/http-errors';
 import { SessionModel } from '../models/session.model';
 import { ACTIVE_ACCOUNT, SOCIAL_NETWORKS, USER_LIMITS, UserModel, type Role, type SocialNetwork, type UserDocument } from '../models/user.model';
+import { createConcurrencyLimit, cpuBoundConcurrency } from '../lib/concurrency';
 import type { Logger } from '../lib/logger';
 import { duplicateKeyField, isDuplicateKeyError } from '../lib/mongo-errors';
 
@@ -37,7 +38,9 @@ function usernameCandidate(base: string, attempt: number): string {
 }
 
 export function createUserService(options: { bcryptCost: number }) {
-  const hashPassword = (password: string) => bcrypt.hash(password, options.bcryptCost);
+  // Logins at full speed must not starve reads: bcrypt gets all cores but one (see lib/concurrency).
+  const hashing = createConcurrencyLimit(cpuBoundConcurrency());
+  const hashPassword = (password: string) => hashing(() => bcrypt.hash(password, options.bcryptCost));
   /**
    * A hash no password matches, at the configured cost. Login compares against it when the email is
    * unknown, so an unknown email takes as long to answer as a wrong password (no timing oracle of
@@ -69,11 +72,12 @@ export function createUserService(options: { bcryptCost: number }) {
     return UserModel.findOne({ email }).select('+password');
   }
 
-  const passwordMatches = (user: UserDocument, password: string) => bcrypt.compare(password, user.password);
+  const passwordMatches = (user: UserDocument, password: string) => hashing(() => bcrypt.compare(password, user.password));
 
   /** Spends the time of a password check for an email without an account (see dummyHash). */
   async function comparePasswordOfUnknownUser(password: string): Promise<void> {
-    await bcrypt.compare(password, await dummyHash);
+    const hash = await dummyHash;
+    await hashing(() => bcrypt.compare(password, hash));
   }
 
   /**

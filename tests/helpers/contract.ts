@@ -8,6 +8,7 @@
  * (afterAll, for requests made in beforeAll) that received them.
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
+import { brotliDecompressSync, gunzipSync, inflateSync } from 'node:zlib';
 import Ajv2020 from 'ajv/dist/2020';
 import addFormats from 'ajv-formats';
 import type { ValidateFunction } from 'ajv';
@@ -175,6 +176,14 @@ type Chunk = string | Buffer | Uint8Array;
 const toBuffer = (chunk: Chunk, encoding?: unknown) =>
   typeof chunk === 'string' ? Buffer.from(chunk, typeof encoding === 'string' ? (encoding as BufferEncoding) : 'utf8') : Buffer.from(chunk);
 
+/** The body as the client reads it: responses over 1 KB are compressed when the client accepts it (supertest does). */
+function decoded(body: Buffer, encoding: unknown): Buffer {
+  if (encoding === 'gzip') return gunzipSync(body);
+  if (encoding === 'deflate') return inflateSync(body);
+  if (encoding === 'br') return brotliDecompressSync(body);
+  return body;
+}
+
 /** Records what the server sends on `res` and checks it once the response has finished. */
 function observe(req: IncomingMessage, res: ServerResponse): void {
   const chunks: Buffer[] = [];
@@ -192,7 +201,8 @@ function observe(req: IncomingMessage, res: ServerResponse): void {
   const method = req.method ?? 'GET';
   res.on('finish', () => {
     checker ??= new ContractChecker();
-    const problems = checker.check({ method, url, status: res.statusCode, headers: res.getHeaders(), body: Buffer.concat(chunks) });
+    const body = decoded(Buffer.concat(chunks), res.getHeader('content-encoding'));
+    const problems = checker.check({ method, url, status: res.statusCode, headers: res.getHeaders(), body });
     mismatches.push(...problems);
   });
 }

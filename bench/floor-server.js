@@ -1,0 +1,145 @@
+// @ts-check
+/**
+ * The floor: the least the API's read routes need, with nothing between node:http and the official
+ * mongodb driver. Same checks (the JWT verifies, its session is live, its user exists and is not being
+ * deleted), same queries (session ‖ user; count ‖ page; authors ‖ likes; findOneAndUpdate for a view),
+ * same JSON. No framework, no middleware, no logging, no validation beyond what the answer depends on.
+ * The benchmark proves its answers equal the API's before it measures either (bench/lib/equivalence.js).
+ *
+ *   MONGODB_URI=... JWT_ACCESS_SECRET=... PORT=0 node bench/floor-server.js
+ * Prints "floor listening on <port>" when ready.
+ */
+'use strict';
+const { createSecretKey } = require('node:crypto');
+const http = require('node:http');
+const jwt = require('jsonwebtoken');
+const { MongoClient, ObjectId } = require('mongodb');
+
+const OBJECT_ID = /^[0-9a-f]{24}$/;
+const BEARER = /^Bearer ([A-Za-z0-9_-]+\.[A-Za-z0-9_-]*\.[A-Za-z0-9_-]*)$/;
+const BLOG_FIELDS = { title: 1, slug: 1, content: 1, banner: 1, author: 1, viewsCount: 1, likesCount: 1, commentsCount: 1, status: 1, publishedAt: 1, createdAt: 1, updatedAt: 1 };
+const USER_FIELDS = { username: 1, email: 1, role: 1, firstName: 1, lastName: 1, socialLinks: 1, createdAt: 1, updatedAt: 1 };
+
+async function main() {
+  const client = new MongoClient(/** @type {string} */ (process.env.MONGODB_URI));
+  await client.connect();
+  const db = client.db();
+  const sessions = db.collection('sessions');
+  const users = db.collection('users');
+  const blogs = db.collection('blogs');
+  const likes = db.collection('likes');
+  // a key object made once: given a string, jsonwebtoken would first try it as a PEM key on every call
+  const secret = createSecretKey(Buffer.from(/** @type {string} */ (process.env.JWT_ACCESS_SECRET)));
+
+  /** The signed-in user, or undefined (401). */
+  async function authenticate(/** @type {http.IncomingMessage} */ req) {
+    const match = BEARER.exec(req.headers.authorization ?? '');
+    if (!match) return undefined;
+    let claims;
+    try {
+      claims = jwt.verify(match[1], secret, { algorithms: ['HS256'] });
+    } catch {
+      return undefined;
+    }
+    if (typeof claims !== 'object' || !OBJECT_ID.test(String(claims.sub)) || !OBJECT_ID.test(String(claims.sid))) return undefined;
+    const userId = new ObjectId(String(claims.sub));
+    const [session, user] = await Promise.all([
+      sessions.findOne({ _id: new ObjectId(String(claims.sid)), user: userId }, { projection: { expiresAt: 1 } }),
+      users.findOne({ _id: userId, deletingAt: null }, { projection: USER_FIELDS }),
+    ]);
+    if (!session || session.expiresAt.getTime() <= Date.now() || !user) return undefined;
+    return user;
+  }
+
+  const isAdmin = (/** @type {any} */ viewer) => viewer.role === 'admin';
+
+  function userView(/** @type {any} */ user, withEmail = true) {
+    const view = { _id: user._id, username: user.username, email: withEmail ? user.email : undefined, role: user.role, firstName: user.firstName, lastName: user.lastName, socialLinks: user.socialLinks ?? {}, createdAt: user.createdAt, updatedAt: user.updatedAt };
+    if (!withEmail) delete view.email;
+    return view;
+  }
+
+  async function present(/** @type {any[]} */ page, /** @type {any} */ viewer) {
+    if (page.length === 0) return [];
+    const authorIds = [...new Map(page.map((blog) => [String(blog.author), blog.author])).values()];
+    const [authors, liked] = await Promise.all([
+      users.find({ _id: { $in: authorIds } }, { projection: USER_FIELDS }).toArray(),
+      likes.find({ user: viewer._id, blog: { $in: page.map((blog) => blog._id) } }, { projection: { blog: 1 } }).toArray(),
+    ]);
+    const authorById = new Map(authors.map((author) => [String(author._id), userView(author, isAdmin(viewer))]));
+    const likedIds = new Set(liked.map((like) => String(like.blog)));
+    return page.map((blog) => ({
+      _id: blog._id,
+      title: blog.title,
+      slug: blog.slug,
+      content: blog.content,
+      banner: { url: blog.banner.url, width: blog.banner.width, height: blog.banner.height },
+      author: authorById.get(String(blog.author)) ?? null,
+      viewsCount: blog.viewsCount ?? 0,
+      likesCount: blog.likesCount ?? 0,
+      commentsCount: blog.commentsCount ?? 0,
+      status: blog.status,
+      publishedAt: blog.publishedAt ?? null,
+      createdAt: blog.createdAt,
+      updatedAt: blog.updatedAt,
+      likedByMe: likedIds.has(String(blog._id)),
+    }));
+  }
+
+  /** Only what the benchmark's requests send; anything else in the query string is ignored. */
+  function pageOf(/** @type {URLSearchParams} */ query) {
+    return { limit: Number(query.get('limit') ?? 20), offset: Number(query.get('offset') ?? 0) };
+  }
+
+  async function route(/** @type {http.IncomingMessage} */ req) {
+    const url = new URL(req.url ?? '/', 'http://floor');
+    const viewer = await authenticate(req);
+    if (!viewer) return [401, { code: 'AuthenticationError', message: 'Access token is invalid or expired' }];
+    if (url.pathname === '/api/v1/users/current') return [200, { user: userView(viewer) }];
+    if (url.pathname === '/api/v1/blogs' || url.pathname === '/api/v1/blogs/') {
+      const { limit, offset } = pageOf(url.searchParams);
+      const filter = isAdmin(viewer) ? {} : { status: 'published' };
+      const [total, page] = await Promise.all([
+        blogs.countDocuments(filter),
+        blogs.find(filter, { projection: BLOG_FIELDS }).sort({ createdAt: -1, _id: -1 }).skip(offset).limit(limit).toArray(),
+      ]);
+      return [200, { limit, offset, total, blogs: await present(page, viewer) }];
+    }
+    const slug = /^\/api\/v1\/blogs\/([^/]+)$/.exec(url.pathname)?.[1];
+    if (slug) {
+      let blog = await blogs.findOneAndUpdate({ slug: decodeURIComponent(slug), status: 'published' }, { $inc: { viewsCount: 1 } }, { returnDocument: 'after', projection: BLOG_FIELDS });
+      if (!blog && isAdmin(viewer)) blog = await blogs.findOne({ slug: decodeURIComponent(slug) }, { projection: BLOG_FIELDS });
+      if (!blog) return [404, { code: 'NotFound', message: 'Blog not found' }];
+      return [200, { blog: (await present([blog], viewer))[0] }];
+    }
+    return [404, { code: 'NotFound', message: 'Not found' }];
+  }
+
+  const server = http.createServer((req, res) => {
+    route(req).then(
+      ([status, body]) => {
+        const json = JSON.stringify(body);
+        res.writeHead(/** @type {number} */ (status), { 'Content-Type': 'application/json; charset=utf-8', 'Content-Length': Buffer.byteLength(json) });
+        res.end(json);
+      },
+      (error) => {
+        process.stderr.write(`floor: ${error instanceof Error ? error.stack : String(error)}\n`);
+        res.writeHead(500, { 'Content-Type': 'application/json; charset=utf-8' });
+        res.end('{"code":"ServerError","message":"Internal server error"}');
+      },
+    );
+  });
+  server.keepAliveTimeout = 60_000;
+  server.listen(Number(process.env.PORT ?? 0), '127.0.0.1', () => {
+    const address = /** @type {import('node:net').AddressInfo} */ (server.address());
+    process.stdout.write(`floor listening on ${address.port}\n`);
+  });
+  const stop = () => server.close(() => client.close().then(() => process.exit(0)));
+  process.on('SIGTERM', stop);
+  process.on('SIGINT', stop);
+}
+
+main().catch((error) => {
+  process.stderr.write(`floor: ${error instanceof Error ? error.stack : String(error)}\n`);
+  process.exit(1);
+});

@@ -1,0 +1,110 @@
+/**
+ * How many sequential database round trips a read costs, counted with the driver's command monitoring.
+ * A "step" begins with a command sent while none of the request's earlier commands is still in flight;
+ * commands sent while another is in flight (Promise.all) share its step. Issue 11's budget: an
+ * authenticated request spends at most 1 step before its handler; a list page and a slug read at most 3.
+ */
+import type { CommandStartedEvent, CommandSucceededEvent, CommandFailedEvent } from 'mongodb';
+import mongoose from 'mongoose';
+import request from 'supertest';
+import { createBlog } from './helpers/blogs';
+import { createTestContext, type TestContext } from './helpers/test-app';
+import { bearer, registerAdmin, registerUser, type SignedInUser } from './helpers/users';
+
+let ctx: TestContext;
+let admin: SignedInUser;
+let reader: SignedInUser;
+let slug: string;
+
+interface Step {
+  /** "find users", "count blogs", ... in the order they were sent */
+  commands: string[];
+}
+
+let recording: { steps: Step[]; inFlight: Set<number> } | undefined;
+
+function onStarted(event: CommandStartedEvent) {
+  if (!recording) return;
+  const collection = event.command[event.commandName];
+  const label = `${event.commandName} ${typeof collection === 'string' ? collection : ''}`.trim();
+  if (recording.inFlight.size === 0) recording.steps.push({ commands: [] });
+  recording.steps[recording.steps.length - 1].commands.push(label);
+  recording.inFlight.add(event.requestId);
+}
+
+function onEnded(event: CommandSucceededEvent | CommandFailedEvent) {
+  recording?.inFlight.delete(event.requestId);
+}
+
+/** The steps the database saw while one request was served. */
+async function stepsOf(send: () => Promise<request.Response>, expectedStatus = 200): Promise<Step[]> {
+  recording = { steps: [], inFlight: new Set() };
+  try {
+    const response = await send();
+    expect(response.status).toBe(expectedStatus);
+    return recording.steps;
+  } finally {
+    recording = undefined;
+  }
+}
+
+beforeAll(async () => {
+  ctx = await createTestContext();
+  admin = await registerAdmin(ctx.app);
+  reader = await registerUser(ctx.app);
+  for (let i = 0; i < 3; i++) slug = (await createBlog(ctx.app, admin, { status: 'published' })).slug;
+
+  // Reconnect with command monitoring on (a connection reads the setting when it is opened).
+  const { name } = mongoose.connection;
+  const uri = process.env.TEST_MONGODB_URI!;
+  await mongoose.disconnect();
+  await mongoose.connect(uri, { dbName: name, monitorCommands: true });
+  const client = mongoose.connection.getClient();
+  client.on('commandStarted', onStarted);
+  client.on('commandSucceeded', onEnded);
+  client.on('commandFailed', onEnded);
+  // Open enough pooled connections that parallel reads never wait for a new connection to be made.
+  await Promise.all(Array.from({ length: 8 }, () => request(ctx.app).get('/api/v1/blogs/').set(bearer(reader))));
+});
+afterAll(() => ctx.close());
+
+const api = () => request(ctx.app);
+
+describe('database steps per request', () => {
+  it('authenticates in one step: the session and the user are read side by side', async () => {
+    const steps = await stepsOf(() => api().get('/api/v1/users/current').set(bearer(reader)));
+    expect(steps).toEqual([{ commands: expect.arrayContaining(['find sessions', 'find users']) }]);
+    expect(steps[0].commands).toHaveLength(2);
+  });
+
+  it('answers an invalid token without reading the database', async () => {
+    const steps = await stepsOf(() => api().get('/api/v1/users/current').set('Authorization', 'Bearer a.b.c'), 401);
+    expect(steps).toEqual([]);
+  });
+
+  it.each([
+    ['a regular user', () => reader],
+    ['an admin', () => admin],
+  ])('lists a page of blogs for %s in 3 steps: auth; count ‖ find; authors ‖ likes', async (_who, viewer) => {
+    const steps = await stepsOf(() => api().get('/api/v1/blogs/?limit=20').set(bearer(viewer())));
+    expect(steps.map((step) => [...step.commands].sort())).toEqual([
+      ['find sessions', 'find users'],
+      ['aggregate blogs', 'find blogs'], // countDocuments is an aggregate
+      ['find likes', 'find users'],
+    ]);
+  });
+
+  it('lists one author\'s blogs in 3 steps', async () => {
+    const steps = await stepsOf(() => api().get(`/api/v1/blogs/user/${admin.user._id}`).set(bearer(reader)));
+    expect(steps).toHaveLength(3);
+  });
+
+  it('reads a blog by slug in 3 steps, counting the view in the read itself', async () => {
+    const steps = await stepsOf(() => api().get(`/api/v1/blogs/${slug}`).set(bearer(reader)));
+    expect(steps.map((step) => [...step.commands].sort())).toEqual([
+      ['find sessions', 'find users'],
+      ['findAndModify blogs'],
+      ['find likes', 'find users'],
+    ]);
+  });
+});

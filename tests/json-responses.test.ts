@@ -1,0 +1,83 @@
+/**
+ * What travels with a JSON answer: compression above 1 KB for clients that accept it, conditional
+ * GETs (ETag → 304) whatever the encoding, and the security headers a JSON body needs (the HTML
+ * reference page keeps helmet's whole set).
+ */
+import request from 'supertest';
+import { createApp } from '../src/app';
+import { createBlog } from './helpers/blogs';
+import { createTestContext, type TestContext } from './helpers/test-app';
+import { bearer, registerAdmin, registerUser, type SignedInUser } from './helpers/users';
+
+let ctx: TestContext;
+let reader: SignedInUser;
+beforeAll(async () => {
+  ctx = await createTestContext();
+  const admin = await registerAdmin(ctx.app);
+  reader = await registerUser(ctx.app);
+  const content = `<p>${'A paragraph long enough to be worth compressing. '.repeat(40)}</p>`;
+  for (let i = 0; i < 3; i++) await createBlog(ctx.app, admin, { status: 'published', content });
+});
+afterAll(() => ctx.close());
+
+const api = () => request(ctx.app);
+const DOCUMENT_ONLY_HEADERS = [
+  'cross-origin-opener-policy', 'origin-agent-cluster', 'referrer-policy', 'x-dns-prefetch-control',
+  'x-download-options', 'x-permitted-cross-domain-policies', 'x-xss-protection',
+];
+
+describe('compression', () => {
+  it('gzips a page of blogs for a client that accepts it, and sends it plain to one that does not', async () => {
+    const gzipped = await api().get('/api/v1/blogs/').set(bearer(reader)).set('Accept-Encoding', 'gzip');
+    const plain = await api().get('/api/v1/blogs/').set(bearer(reader)).set('Accept-Encoding', 'identity');
+
+    expect(gzipped.status).toBe(200);
+    expect(gzipped.headers['content-encoding']).toBe('gzip');
+    expect(plain.headers['content-encoding']).toBeUndefined();
+    expect(Number(plain.headers['content-length'])).toBeGreaterThan(1024);
+    // the viewer's likes, views and all: the same JSON either way
+    expect(gzipped.body).toEqual(plain.body);
+    expect(plain.body.blogs).toHaveLength(3);
+  });
+
+  it('leaves answers under 1 KB uncompressed', async () => {
+    const response = await api().get('/api/v1/users/current').set(bearer(reader)).set('Accept-Encoding', 'gzip');
+    expect(response.status).toBe(200);
+    expect(response.headers['content-encoding']).toBeUndefined();
+  });
+});
+
+describe('conditional GET', () => {
+  // HTTP caching below the contract: the OpenAPI document lists no 304s, so this app goes unchecked.
+  const uncheckedApi = () => request(createApp({ config: ctx.config, logger: ctx.logger }));
+
+  it.each(['gzip', 'identity'])('answers 304 to If-None-Match with the ETag of the page (%s)', async (encoding) => {
+    const first = await uncheckedApi().get('/api/v1/blogs/').set(bearer(reader)).set('Accept-Encoding', encoding);
+    expect(first.headers.etag).toBeDefined();
+
+    const again = await uncheckedApi().get('/api/v1/blogs/').set(bearer(reader)).set('Accept-Encoding', encoding).set('If-None-Match', first.headers.etag);
+    expect(again.status).toBe(304);
+    expect(again.text).toBeFalsy();
+  });
+});
+
+describe('security headers', () => {
+  it('sends a JSON answer what protects a JSON body, and none of the headers meant for HTML documents', async () => {
+    const response = await api().get('/api/v1/users/current').set(bearer(reader));
+    expect(response.headers).toMatchObject({
+      'content-security-policy': "default-src 'self';frame-ancestors 'none'",
+      'strict-transport-security': expect.stringContaining('max-age='),
+      'x-content-type-options': 'nosniff',
+      'x-frame-options': 'SAMEORIGIN',
+      'cross-origin-resource-policy': 'same-origin',
+    });
+    for (const header of DOCUMENT_ONLY_HEADERS) expect({ header, value: response.headers[header] }).toEqual({ header, value: undefined });
+  });
+
+  it('keeps helmet\'s whole set on the HTML reference page', async () => {
+    const response = await api().get('/api/v1/docs');
+    expect(response.headers['content-type']).toMatch(/text\/html/);
+    for (const header of DOCUMENT_ONLY_HEADERS) expect({ header, value: response.headers[header] }).toEqual({ header, value: expect.any(String) });
+    expect(response.headers['content-security-policy']).toContain("script-src 'self'");
+  });
+});
