@@ -74,10 +74,14 @@ describe('security headers', () => {
     for (const header of DOCUMENT_ONLY_HEADERS) expect({ header, value: response.headers[header] }).toEqual({ header, value: undefined });
   });
 
-  it('keeps helmet\'s whole set on the HTML reference page', async () => {
+  it('keeps helmet\'s document set on the HTML reference page, COOP only over HTTPS, and no upgrade-insecure-requests', async () => {
     const response = await api().get('/api/v1/docs');
     expect(response.headers['content-type']).toMatch(/text\/html/);
-    for (const header of DOCUMENT_ONLY_HEADERS) expect({ header, value: response.headers[header] }).toEqual({ header, value: expect.any(String) });
+    const overHttp = DOCUMENT_ONLY_HEADERS.filter((header) => header !== 'cross-origin-opener-policy');
+    for (const header of overHttp) expect({ header, value: response.headers[header] }).toEqual({ header, value: expect.any(String) });
+    // browsers ignore COOP from a plain-HTTP origin and log a console error for it (docs/spa.md)
+    expect(response.headers['cross-origin-opener-policy']).toBeUndefined();
     expect(response.headers['content-security-policy']).toContain("script-src 'self'");
+    expect(response.headers['content-security-policy']).not.toContain('upgrade-insecure-requests');
   });
 });
