@@ -25,8 +25,9 @@ import { HEALTH_PATHS, healthRoutes } from './routes/health.routes';
 import { METRICS_PATH, metricsRoutes } from './routes/metrics.routes';
 import { DOCS_ASSETS_PATH } from './routes/v1/docs.routes';
 import { v1Routes } from './routes/v1';
+import { createAccountService } from './services/account.service';
 import { createBlogService } from './services/blog.service';
-import { deleteEngagementOfUser } from './services/engagement.service';
+import { createEngagementService } from './services/engagement.service';
 import { createSessionService } from './services/session.service';
 import { createBannerStorage, LOCAL_BANNERS_URL_PATH, localBannersDirectory, type BannerStorage } from './services/storage';
 import { createUserService } from './services/user.service';
@@ -92,7 +93,9 @@ export function createApp({
 
   const sessions = createSessionService(config.jwt);
   const users = createUserService({ bcryptCost: config.bcryptCost });
-  const blogs = createBlogService({ storage, logger });
+  const accounts = createAccountService();
+  const blogs = createBlogService({ storage, logger, accounts });
+  const engagement = createEngagementService({ blogs, accounts });
 
   // First, so that every request counts, the refused and the static ones too.
   if (config.metrics.enabled) {
@@ -153,11 +156,13 @@ export function createApp({
       config,
       sessions,
       users,
+      accounts,
       blogs,
+      engagement,
       authenticate: authenticate(sessions),
       loginThrottle: createLoginThrottle({ ...config.loginThrottle, stores: loginThrottleStores, logger }),
       // run in this order when an account is deleted, after its sessions and before the user record
-      accountCleanups: [blogs.deleteBlogsOfAuthor, deleteEngagementOfUser],
+      accountCleanups: [blogs.deleteBlogsOfAuthor, engagement.deleteEngagementOfUser],
       openApiDocument,
     }),
   );

@@ -20,7 +20,7 @@ import { closeRedis, createRedisRateLimitStore, openRedis, pingRedis, type Redis
 import { settleWithin } from './lib/timeout';
 import { runMaintenance } from './services/reconciliation.service';
 import { createBannerStorage } from './services/storage';
-import { backfillUsernameKeys } from './services/user.service';
+import { backfillUsernameKeys } from './models/user.migrations';
 
 /** Where development keeps the JWT secrets it generates (git-ignored, like the local database under .data/). */
 const DEVELOPMENT_SECRETS_FILE = path.resolve(__dirname, '..', '.data', 'dev-secrets.json');

@@ -11,7 +11,7 @@ import type { SessionService } from '../services/session.service';
 const BEARER = /^Bearer ([A-Za-z0-9_-]+\.[A-Za-z0-9_-]*\.[A-Za-z0-9_-]*)$/;
 
 export function authenticate(sessions: SessionService) {
-  return async (req: Request, _res: Response, next: NextFunction) => {
+  return async (req: Request, res: Response, next: NextFunction) => {
     const match = BEARER.exec(req.get('authorization') ?? '');
     if (!match) throw new AuthenticationError('Access token required', 'access_token_missing');
     const claims = sessions.claimsOfAccessToken(match[1]);
@@ -20,8 +20,8 @@ export function authenticate(sessions: SessionService) {
       ? await Promise.all([sessions.liveSessionId(claims), UserModel.findOne({ _id: claims.sub, ...ACTIVE_ACCOUNT })])
       : [];
     if (!sessionId || !user) throw rejectedAccessToken(sessions, match[1]);
-    req.user = user;
-    req.sessionId = sessionId;
+    res.locals.user = user;
+    res.locals.sessionId = sessionId;
     next();
   };
 }
@@ -34,9 +34,3 @@ export const rejectedAccessToken = (sessions: SessionService, token: string) =>
   sessions.accessTokenExpired(token)
     ? new AuthenticationError('Access token expired', 'access_token_expired')
     : new AuthenticationError('Access token is invalid', 'access_token_invalid');
-
-/** The signed-in user of a request that passed authenticate(). */
-export function currentUser(req: Request) {
-  if (!req.user) throw new AuthenticationError('Access token required', 'access_token_missing');
-  return req.user;
-}

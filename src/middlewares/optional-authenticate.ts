@@ -2,14 +2,10 @@
  * PUBLIC_READS (an operator option, off by default): anonymous visitors may read published blogs and their
  * comments. A request without an Authorization header goes on as an anonymous viewer, on GET only; one that
  * sends a token is authenticated exactly as everywhere else (an invalid token is still a 401), so a signed-in
- * reader keeps likedByMe and an admin keeps the drafts.
+ * reader keeps likedByMe and an admin keeps the drafts. Controllers see the anonymous viewer through
+ * lib/request-locals.ts viewerOf.
  */
 import type { NextFunction, Request, RequestHandler, Response } from 'express';
-import { Types } from 'mongoose';
-import type { Viewer } from '../services/viewer';
-
-/** Who reads without signing in: a regular user's view (published blogs only) that likes nothing. */
-export const ANONYMOUS_VIEWER: Viewer = Object.freeze({ _id: new Types.ObjectId('000000000000000000000000'), role: 'user' as const });
 
 /** `authenticate`, or, when public reads are on, `authenticate` only for requests that send a token or write. */
 export function authenticateUnlessPublicRead(authenticate: RequestHandler, publicReads: boolean): RequestHandler {
@@ -20,6 +16,3 @@ export function authenticateUnlessPublicRead(authenticate: RequestHandler, publi
     return authenticate(req, res, next);
   };
 }
-
-/** The signed-in user, or the anonymous viewer on a public read. */
-export const viewerOf = (req: Request): Viewer => req.user ?? ANONYMOUS_VIEWER;

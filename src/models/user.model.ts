@@ -24,7 +24,7 @@ const userSchema = new Schema(
     // The username lower-cased, set on every save: its unique index makes usernames unique whatever
     // their case ("ADMIN" beside "admin" is refused) while `username` keeps the case its owner chose.
     // Sparse, because records older than this field have none until the start-up backfill
-    // (backfillUsernameKeys) gives them one. A collation index would do it too, but the offline
+    // (models/user.migrations.ts) gives them one. A collation index would do it too, but the offline
     // stand-in database ignores collations; a plain normalised field works everywhere.
     usernameKey: { type: String, unique: true, sparse: true },
     email: { type: String, required: true, unique: true, validate: maxCharacters(USER_LIMITS.email), lowercase: true, trim: true },
@@ -34,7 +34,7 @@ const userSchema = new Schema(
     lastName: { type: String, validate: maxCharacters(USER_LIMITS.name), trim: true },
     socialLinks,
     // set when account deletion begins: the account stops working at once, and writes that were
-    // already under way see it and undo themselves (see services/user.service.ts deleteAccount)
+    // already under way see it and undo themselves (see services/account.service.ts deleteAccount)
     deletingAt: { type: Date, default: null },
   },
   {

@@ -16,8 +16,10 @@ import { USER_VIEW_FIELDS, UserModel, userView } from '../models/user.model';
 import type { BannerImage } from './banner-image';
 import { slugBaseFromTitle } from './blog-content';
 import type { BannerStorage, StoredFile } from './storage';
-import { assertAccountActive } from './user.service';
+import { createAccountService, type AccountService } from './account.service';
 import { authorView, canReadDrafts, visibleTo, type Viewer } from './viewer';
+
+export type { BlogStatus } from '../models/blog.model';
 
 const SLUG_ATTEMPTS = 8;
 
@@ -30,7 +32,7 @@ export interface BannerInput {
 
 export interface NewBlog {
   title: string;
-  /** HTML, already sanitized by the validators (see sanitizeBlogContent). */
+  /** HTML, already sanitized by the validators (see sanitizeBlogContent in services/blog-content.ts). */
   content: string;
   status: BlogStatus;
   banner: BannerInput;
@@ -50,7 +52,14 @@ export interface BlogPage {
   blogs: Record<string, unknown>[];
 }
 
-export function createBlogService({ storage, logger }: { storage: BannerStorage; logger: Logger }) {
+interface BlogServiceDeps {
+  storage: BannerStorage;
+  logger: Logger;
+  /** The after-write check of the author's account; stateless, so a fresh one serves when none is given. */
+  accounts?: Pick<AccountService, 'assertAccountActive'>;
+}
+
+export function createBlogService({ storage, logger, accounts = createAccountService() }: BlogServiceDeps) {
   async function storeBanner({ data, image, baseUrl }: BannerInput): Promise<StoredFile & { width: number; height: number }> {
     const stored = await storage.save({ data, extension: image.extension, mimeType: image.mimeType, baseUrl });
     return { ...stored, width: image.width, height: image.height };
@@ -144,7 +153,7 @@ export function createBlogService({ storage, logger }: { storage: BannerStorage;
       await discardBanner(banner.key);
       throw error;
     }
-    await assertAccountActive(author._id, () => deleteBlog(blog._id));
+    await accounts.assertAccountActive(author._id, () => deleteBlog(blog._id));
     return (await present([blog.toObject()], author))[0];
   }
 
@@ -191,15 +200,15 @@ export function createBlogService({ storage, logger }: { storage: BannerStorage;
     }
   }
 
-  return { listBlogs, readBlogBySlug, createBlog, updateBlog, deleteBlog, deleteBlogsOfAuthor };
+  /** The blog a viewer may act on (like, comment): drafts are hidden from those who may not read them. */
+  async function findVisibleBlog(blogId: string, viewer: Viewer): Promise<BlogDocument> {
+    // only its id is needed to act on it: the content stays in the database
+    const blog = await BlogModel.findOne({ _id: blogId, ...visibleTo(viewer) }, '_id');
+    if (!blog) throw new NotFound('Blog not found');
+    return blog;
+  }
+
+  return { listBlogs, readBlogBySlug, createBlog, updateBlog, deleteBlog, deleteBlogsOfAuthor, findVisibleBlog };
 }
 
 export type BlogService = ReturnType<typeof createBlogService>;
-
-/** The blog a viewer may act on (like, comment): drafts are hidden from those who may not read them. */
-export async function findVisibleBlog(blogId: string, viewer: Viewer): Promise<BlogDocument> {
-  // only its id is needed to act on it: the content stays in the database
-  const blog = await BlogModel.findOne({ _id: blogId, ...visibleTo(viewer) }, '_id');
-  if (!blog) throw new NotFound('Blog not found');
-  return blog;
-}

@@ -9,97 +9,9 @@ import { isDuplicateKeyError } from '../lib/mongo-errors';
 import { incrementBlogCounter } from '../models/blog.model';
 import { CommentModel, type CommentDocument } from '../models/comment.model';
 import { LikeModel } from '../models/like.model';
-import { findVisibleBlog } from './blog.service';
-import { assertAccountActive } from './user.service';
+import type { AccountService } from './account.service';
+import type { BlogService } from './blog.service';
 import { authorView, type Viewer } from './viewer';
-
-/** Returns the new likes count. Liking twice is a 400: the unique index, not a prior read, decides. */
-export async function likeBlog(blogId: string, viewer: Viewer): Promise<number> {
-  const blog = await findVisibleBlog(blogId, viewer);
-  try {
-    await LikeModel.create({ blog: blog._id, user: viewer._id });
-  } catch (error) {
-    if (isDuplicateKeyError(error)) throw new BadRequest('You have already liked this blog');
-    throw error;
-  }
-  const counted = await incrementBlogCounter(blog._id, 'likesCount', 1);
-  if (!counted) {
-    // the blog was deleted between the check and the like: take the like back
-    await LikeModel.deleteOne({ blog: blog._id, user: viewer._id });
-    throw new NotFound('Blog not found');
-  }
-  await assertAccountActive(viewer._id, () => removeLike(blog._id, viewer._id));
-  return counted.likesCount;
-}
-
-/** Deletes a like and lowers the count, only if this call is the one that deleted it. */
-async function removeLike(blogId: Types.ObjectId, userId: Types.ObjectId): Promise<boolean> {
-  const { deletedCount } = await LikeModel.deleteOne({ blog: blogId, user: userId });
-  if (deletedCount) await incrementBlogCounter(blogId, 'likesCount', -1);
-  return deletedCount > 0;
-}
-
-/** Unliking a blog the viewer has not liked is a 400, the mirror of liking twice. */
-export async function unlikeBlog(blogId: string, viewer: Viewer): Promise<void> {
-  const blog = await findVisibleBlog(blogId, viewer);
-  if (!(await removeLike(blog._id, viewer._id))) throw new BadRequest('You have not liked this blog');
-}
-
-function presentComment(comment: CommentDocument, viewer: Viewer): Record<string, unknown> {
-  const json = comment.toJSON() as Record<string, unknown>;
-  return { ...json, author: authorView(json.author, viewer) };
-}
-
-export async function addComment(blogId: string, viewer: Viewer, content: string): Promise<Record<string, unknown>> {
-  const blog = await findVisibleBlog(blogId, viewer);
-  const comment = await CommentModel.create({ blog: blog._id, author: viewer._id, content });
-  if (!(await incrementBlogCounter(blog._id, 'commentsCount', 1))) {
-    // the blog was deleted between the check and the comment: take the comment back
-    await CommentModel.deleteOne({ _id: comment._id });
-    throw new NotFound('Blog not found');
-  }
-  await assertAccountActive(viewer._id, () => removeComment(comment));
-  await comment.populate('author');
-  return presentComment(comment, viewer);
-}
-
-export async function listComments(
-  blogId: string,
-  viewer: Viewer,
-  page: { limit: number; offset: number },
-): Promise<{ total: number; comments: Record<string, unknown>[] }> {
-  const blog = await findVisibleBlog(blogId, viewer);
-  const [total, comments] = await Promise.all([
-    CommentModel.countDocuments({ blog: blog._id }),
-    CommentModel.find({ blog: blog._id }).sort({ createdAt: -1, _id: -1 }).skip(page.offset).limit(page.limit).populate('author'),
-  ]);
-  return { total, comments: comments.map((comment) => presentComment(comment, viewer)) };
-}
-
-/** Every comment on every blog, newest first, for moderators: each with its blog's _id, title and slug. */
-export async function listAllComments(
-  viewer: Viewer,
-  page: { limit: number; offset: number },
-): Promise<{ total: number; comments: Record<string, unknown>[] }> {
-  const [total, comments] = await Promise.all([
-    CommentModel.countDocuments(),
-    CommentModel.find()
-      .sort({ createdAt: -1, _id: -1 })
-      .skip(page.offset)
-      .limit(page.limit)
-      .populate('author')
-      .populate<{ blog: BlogSummary | null }>({ path: 'blog', select: '_id title slug', options: { lean: true } }),
-  ]);
-  return {
-    total,
-    comments: comments.map((comment) => {
-      const json = presentComment(comment as unknown as CommentDocument, viewer);
-      const blog = comment.blog;
-      // a blog deleted between the two reads leaves its comments for a moment: shown with blog null
-      return { ...json, blog: blog && { _id: blog._id, title: blog.title, slug: blog.slug } };
-    }),
-  };
-}
 
 interface BlogSummary {
   _id: Types.ObjectId;
@@ -107,33 +19,132 @@ interface BlogSummary {
   slug: string;
 }
 
-export async function findComment(commentId: string): Promise<CommentDocument> {
-  const comment = await CommentModel.findById(commentId);
-  if (!comment) throw new NotFound('Comment not found');
-  return comment;
+interface EngagementServiceDeps {
+  blogs: Pick<BlogService, 'findVisibleBlog'>;
+  accounts: Pick<AccountService, 'assertAccountActive'>;
 }
 
-export async function deleteComment(comment: CommentDocument): Promise<void> {
-  if (!(await removeComment(comment))) throw new NotFound('Comment not found');
-}
-
-/** Deletes a comment and lowers the count, only if this call is the one that deleted it. */
-async function removeComment(comment: CommentDocument): Promise<boolean> {
-  const { deletedCount } = await CommentModel.deleteOne({ _id: comment._id });
-  if (deletedCount) await incrementBlogCounter(comment.blog, 'commentsCount', -1);
-  return deletedCount > 0;
-}
-
-/** Account deletion: the user's likes and comments go, and the counters of the blogs they were on follow. */
-export async function deleteEngagementOfUser(userId: Types.ObjectId): Promise<void> {
-  const likes = await LikeModel.find({ user: userId }).select('blog').lean();
-  for (const like of likes) await removeLike(like.blog, userId);
-  const perBlog = await CommentModel.aggregate<{ _id: Types.ObjectId; count: number }>([
-    { $match: { author: userId } },
-    { $group: { _id: '$blog', count: { $sum: 1 } } },
-  ]);
-  for (const { _id: blog } of perBlog) {
-    const { deletedCount } = await CommentModel.deleteMany({ author: userId, blog });
-    if (deletedCount) await incrementBlogCounter(blog, 'commentsCount', -deletedCount);
+export function createEngagementService({ blogs, accounts }: EngagementServiceDeps) {
+  /** Returns the new likes count. Liking twice is a 400: the unique index, not a prior read, decides. */
+  async function likeBlog(blogId: string, viewer: Viewer): Promise<number> {
+    const blog = await blogs.findVisibleBlog(blogId, viewer);
+    try {
+      await LikeModel.create({ blog: blog._id, user: viewer._id });
+    } catch (error) {
+      if (isDuplicateKeyError(error)) throw new BadRequest('You have already liked this blog');
+      throw error;
+    }
+    const counted = await incrementBlogCounter(blog._id, 'likesCount', 1);
+    if (!counted) {
+      // the blog was deleted between the check and the like: take the like back
+      await LikeModel.deleteOne({ blog: blog._id, user: viewer._id });
+      throw new NotFound('Blog not found');
+    }
+    await accounts.assertAccountActive(viewer._id, () => removeLike(blog._id, viewer._id));
+    return counted.likesCount;
   }
+
+  /** Deletes a like and lowers the count, only if this call is the one that deleted it. */
+  async function removeLike(blogId: Types.ObjectId, userId: Types.ObjectId): Promise<boolean> {
+    const { deletedCount } = await LikeModel.deleteOne({ blog: blogId, user: userId });
+    if (deletedCount) await incrementBlogCounter(blogId, 'likesCount', -1);
+    return deletedCount > 0;
+  }
+
+  /** Unliking a blog the viewer has not liked is a 400, the mirror of liking twice. */
+  async function unlikeBlog(blogId: string, viewer: Viewer): Promise<void> {
+    const blog = await blogs.findVisibleBlog(blogId, viewer);
+    if (!(await removeLike(blog._id, viewer._id))) throw new BadRequest('You have not liked this blog');
+  }
+
+  function presentComment(comment: CommentDocument, viewer: Viewer): Record<string, unknown> {
+    const json = comment.toJSON() as Record<string, unknown>;
+    return { ...json, author: authorView(json.author, viewer) };
+  }
+
+  async function addComment(blogId: string, viewer: Viewer, content: string): Promise<Record<string, unknown>> {
+    const blog = await blogs.findVisibleBlog(blogId, viewer);
+    const comment = await CommentModel.create({ blog: blog._id, author: viewer._id, content });
+    if (!(await incrementBlogCounter(blog._id, 'commentsCount', 1))) {
+      // the blog was deleted between the check and the comment: take the comment back
+      await CommentModel.deleteOne({ _id: comment._id });
+      throw new NotFound('Blog not found');
+    }
+    await accounts.assertAccountActive(viewer._id, () => removeComment(comment));
+    await comment.populate('author');
+    return presentComment(comment, viewer);
+  }
+
+  async function listComments(
+    blogId: string,
+    viewer: Viewer,
+    page: { limit: number; offset: number },
+  ): Promise<{ total: number; comments: Record<string, unknown>[] }> {
+    const blog = await blogs.findVisibleBlog(blogId, viewer);
+    const [total, comments] = await Promise.all([
+      CommentModel.countDocuments({ blog: blog._id }),
+      CommentModel.find({ blog: blog._id }).sort({ createdAt: -1, _id: -1 }).skip(page.offset).limit(page.limit).populate('author'),
+    ]);
+    return { total, comments: comments.map((comment) => presentComment(comment, viewer)) };
+  }
+
+  /** Every comment on every blog, newest first, for moderators: each with its blog's _id, title and slug. */
+  async function listAllComments(
+    viewer: Viewer,
+    page: { limit: number; offset: number },
+  ): Promise<{ total: number; comments: Record<string, unknown>[] }> {
+    const [total, comments] = await Promise.all([
+      CommentModel.countDocuments(),
+      CommentModel.find()
+        .sort({ createdAt: -1, _id: -1 })
+        .skip(page.offset)
+        .limit(page.limit)
+        .populate('author')
+        .populate<{ blog: BlogSummary | null }>({ path: 'blog', select: '_id title slug', options: { lean: true } }),
+    ]);
+    return {
+      total,
+      comments: comments.map((comment) => {
+        const json = presentComment(comment as unknown as CommentDocument, viewer);
+        const blog = comment.blog;
+        // a blog deleted between the two reads leaves its comments for a moment: shown with blog null
+        return { ...json, blog: blog && { _id: blog._id, title: blog.title, slug: blog.slug } };
+      }),
+    };
+  }
+
+  async function findComment(commentId: string): Promise<CommentDocument> {
+    const comment = await CommentModel.findById(commentId);
+    if (!comment) throw new NotFound('Comment not found');
+    return comment;
+  }
+
+  async function deleteComment(comment: CommentDocument): Promise<void> {
+    if (!(await removeComment(comment))) throw new NotFound('Comment not found');
+  }
+
+  /** Deletes a comment and lowers the count, only if this call is the one that deleted it. */
+  async function removeComment(comment: CommentDocument): Promise<boolean> {
+    const { deletedCount } = await CommentModel.deleteOne({ _id: comment._id });
+    if (deletedCount) await incrementBlogCounter(comment.blog, 'commentsCount', -1);
+    return deletedCount > 0;
+  }
+
+  /** Account deletion: the user's likes and comments go, and the counters of the blogs they were on follow. */
+  async function deleteEngagementOfUser(userId: Types.ObjectId): Promise<void> {
+    const likes = await LikeModel.find({ user: userId }).select('blog').lean();
+    for (const like of likes) await removeLike(like.blog, userId);
+    const perBlog = await CommentModel.aggregate<{ _id: Types.ObjectId; count: number }>([
+      { $match: { author: userId } },
+      { $group: { _id: '$blog', count: { $sum: 1 } } },
+    ]);
+    for (const { _id: blog } of perBlog) {
+      const { deletedCount } = await CommentModel.deleteMany({ author: userId, blog });
+      if (deletedCount) await incrementBlogCounter(blog, 'commentsCount', -deletedCount);
+    }
+  }
+
+  return { likeBlog, unlikeBlog, addComment, listComments, listAllComments, findComment, deleteComment, deleteEngagementOfUser };
 }
+
+export type EngagementService = ReturnType<typeof createEngagementService>;

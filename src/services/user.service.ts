@@ -1,16 +1,15 @@
 /**
- * Account work that is not HTTP: creating users with a unique generated username,
- * checking passwords, updating profiles and deleting accounts with everything they own.
+ * Account work that is not HTTP: creating users with a unique generated username, checking passwords,
+ * reading and listing accounts, and updating profiles (deleting them is services/account.service.ts).
  */
 import { randomBytes } from 'node:crypto';
 import bcrypt from 'bcrypt';
-import type { Types } from 'mongoose';
-import { AuthenticationError, RequestValidationError } from '../errors/http-errors';
-import { SessionModel } from '../models/session.model';
-import { ACTIVE_ACCOUNT, SOCIAL_NETWORKS, USER_LIMITS, UserModel, type Role, type SocialNetwork, type UserDocument } from '../models/user.model';
+import { NotFound, RequestValidationError } from '../errors/http-errors';
+import { SOCIAL_NETWORKS, USER_LIMITS, UserModel, type Role, type SocialNetwork, type UserDocument } from '../models/user.model';
 import { createConcurrencyLimit, cpuBoundConcurrency } from '../lib/concurrency';
-import type { Logger } from '../lib/logger';
-import { duplicateKeyField, isDuplicateKeyError } from '../lib/mongo-errors';
+import { duplicateKeyField } from '../lib/mongo-errors';
+
+export type { Role, UserDocument } from '../models/user.model';
 
 const USERNAME_ATTEMPTS = 8;
 
@@ -25,7 +24,7 @@ const SUFFIX_LENGTH = 6;
  * The part of the email before "@", lower-cased and reduced to letters, digits, "." "_" "-"
  * and cut to the username limit: "Ada.Lovelace+blog@x.org" gives "ada.lovelace".
  */
-export function usernameBaseFromEmail(email: string): string {
+function usernameBaseFromEmail(email: string): string {
   const local = email.split('@')[0].split('+')[0].toLowerCase();
   const cleaned = local.replace(/[^a-z0-9._-]/g, '').replace(/^[._-]+|[._-]+$/g, '');
   return (cleaned || 'user').slice(0, USER_LIMITS.username);
@@ -106,7 +105,30 @@ export function createUserService(options: { bcryptCost: number }) {
     return { passwordChanged: update.password !== undefined };
   }
 
-  return { createUser, findUserByEmailWithPassword, passwordMatches, comparePasswordOfUnknownUser, updateProfile };
+  async function findUserById(userId: string): Promise<UserDocument> {
+    const user = await UserModel.findById(userId);
+    if (!user) throw new NotFound('User not found');
+    return user;
+  }
+
+  /** Every account, newest first. */
+  async function listUsers(page: { limit: number; offset: number }): Promise<{ total: number; users: UserDocument[] }> {
+    const [total, users] = await Promise.all([
+      UserModel.countDocuments(),
+      UserModel.find().sort({ createdAt: -1, _id: -1 }).skip(page.offset).limit(page.limit),
+    ]);
+    return { total, users };
+  }
+
+  return {
+    createUser,
+    findUserByEmailWithPassword,
+    passwordMatches,
+    comparePasswordOfUnknownUser,
+    updateProfile,
+    findUserById,
+    listUsers,
+  };
 }
 
 export type ProfileUpdate = Partial<
@@ -115,59 +137,3 @@ export type ProfileUpdate = Partial<
 
 export type UserService = ReturnType<typeof createUserService>;
 
-/**
- * Gives every user saved before `usernameKey` existed its key (the username lower-cased), so the
- * case-insensitive uniqueness covers old records too. Run at start-up, before the API serves; once
- * done it finds nothing to do (one pass over the users collection). Two old records that differ only
- * in case cannot both have the key: the later one keeps none and is logged, for an operator to rename
- * (it still signs in). A failure is logged and start-up goes on: the next start tries again.
- */
-export async function backfillUsernameKeys(logger: Logger): Promise<void> {
-  let fixed = 0;
-  try {
-    const missing = UserModel.find({ usernameKey: { $exists: false } }).select('_id username').lean().cursor();
-    for await (const user of missing) {
-      try {
-        await UserModel.updateOne({ _id: user._id }, { $set: { usernameKey: user.username.toLowerCase() } }, { timestamps: false });
-        fixed += 1;
-      } catch (error) {
-        if (!isDuplicateKeyError(error)) throw error;
-        logger.warn('users: a username differs from another only in case; rename one of them', { userId: String(user._id), username: user.username });
-      }
-    }
-  } catch (error) {
-    logger.error('users: could not add case-insensitive username keys; the next start tries again', {
-      error: error instanceof Error ? error.message : String(error),
-    });
-  }
-  if (fixed > 0) logger.info('users: case-insensitive username keys added to older accounts', { count: fixed });
-}
-
-/** Steps run, in order, when an account is deleted; later features add theirs (blogs, likes, comments). */
-export type AccountCleanup = (userId: Types.ObjectId) => Promise<void>;
-
-/**
- * Deletes an account and what it owns. Without multi-document transactions the order matters:
- * the account is marked first, so it stops authenticating at once and a write already under way
- * (a like, a comment, a blog) notices and undoes itself (see assertAccountActive); then sessions,
- * owned data, and the user record last, so a failure half-way leaves a marked user that an admin
- * can simply delete again.
- */
-export async function deleteAccount(userId: Types.ObjectId, cleanups: readonly AccountCleanup[]): Promise<void> {
-  await UserModel.updateOne({ _id: userId }, { $set: { deletingAt: new Date() } }, { timestamps: false });
-  await SessionModel.deleteMany({ user: userId });
-  for (const cleanup of cleanups) await cleanup(userId);
-  await UserModel.deleteOne({ _id: userId });
-}
-
-/**
- * For writes made on behalf of a user, checked after the write: if the account is gone or being
- * deleted, `undo` takes the write back and the request ends with 401. Checking after, not before,
- * closes the race with deleteAccount: either this check sees the mark, or the write happened before
- * the mark and the deletion's cleanup, which runs after the mark, finds it.
- */
-export async function assertAccountActive(userId: Types.ObjectId, undo: () => Promise<unknown>): Promise<void> {
-  if (await UserModel.exists({ _id: userId, ...ACTIVE_ACCOUNT })) return;
-  await undo();
-  throw new AuthenticationError('This account no longer exists', 'account_deleted');
-}

@@ -1,14 +1,22 @@
-// What authenticate() attaches to a request.
+// The one request-scoped channel: what handlers hand along a request travels in Express's own
+// `res.locals`, typed here once. Read it through lib/request-locals.ts, whose accessors insist on
+// what a handler needs (a missing user is a 401, a missing loader a programming error).
 import type { Types } from 'mongoose';
+import type { CommentDocument } from '../models/comment.model';
 import type { UserDocument } from '../models/user.model';
+import type { InspectedBanner } from '../services/banner-image';
 
 declare global {
   namespace Express {
-    interface Request {
+    interface Locals {
       /** The signed-in user, set by authenticate(). */
       user?: UserDocument;
       /** The session the access token belongs to, set by authenticate(). */
       sessionId?: Types.ObjectId;
+      /** The uploaded banner once the blog validators proved it an image and re-encoded it. */
+      banner?: InspectedBanner;
+      /** The comment named in the path, set by the comment controller's loadComment. */
+      comment?: CommentDocument;
     }
   }
 }

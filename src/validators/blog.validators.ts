@@ -1,43 +1,45 @@
-/** express-validator chains for /blogs, /likes and /comments. */
-import { body, param } from 'express-validator';
+/** express-validator chains for /blogs and /likes (those of /comments are in comment.validators.ts). */
+import { body, param, type CustomValidator } from 'express-validator';
 import type { Request } from 'express';
 import { BLOG_LIMITS, BLOG_STATUSES } from '../models/blog.model';
-import { COMMENT_LIMITS } from '../models/comment.model';
 import { BANNER_FIELD } from '../middlewares/upload';
 import { sanitizeBlogContent } from '../services/blog-content';
-import { inspectBannerImage, InvalidImageError, type InspectedBanner } from '../services/banner-image';
+import { inspectBannerImage, InvalidImageError } from '../services/banner-image';
 import { objectIdParam, optionalString, pagination, requiredString } from './common.validators';
 import { onlyFields } from './unknown-fields';
 
-/** What the banner check learnt of the uploaded file, for the controller. */
-const inspectedBanners = new WeakMap<Request, InspectedBanner>();
-export const inspectedBannerOf = (req: Request) => inspectedBanners.get(req);
+/**
+ * The uploaded file must be an image the banner service can decode (services/banner-image.ts). What it
+ * found, the re-encoded image, goes to `res.locals.banner` for the controller.
+ */
+const isDecodableImage: CustomValidator = async (_value, { req }) => {
+  const request = req as Request;
+  if (!request.file) return true;
+  try {
+    request.res!.locals.banner = await inspectBannerImage(request.file.buffer);
+  } catch (error) {
+    if (error instanceof InvalidImageError) throw new Error(error.message, { cause: error });
+    throw error;
+  }
+  return true;
+};
+
+const hasFile: CustomValidator = (_value, { req }) => (req as Request).file !== undefined;
 
 /**
- * The uploaded banner, checked from its bytes and fully decoded. Reported like any other field
+ * The uploaded banner: present when `required`, and a decodable image. Reported like any other field
  * (`banner_image`, location `body`), so a form with several mistakes gets them all at once.
  */
 const bannerField = (required: boolean) =>
-  body(BANNER_FIELD).custom(async (_value, { req }) => {
-    const request = req as Request;
-    if (!request.file) {
-      if (required) throw new Error('Banner image is required');
-      return true;
-    }
-    try {
-      inspectedBanners.set(request, await inspectBannerImage(request.file.buffer));
-    } catch (error) {
-      if (error instanceof InvalidImageError) throw new Error(error.message);
-      throw error;
-    }
-    return true;
-  });
+  required
+    ? body(BANNER_FIELD).custom(hasFile).withMessage('Banner image is required').bail().custom(isDecodableImage)
+    : body(BANNER_FIELD).custom(isDecodableImage);
 
 const titleLength = { min: 1, max: BLOG_LIMITS.title };
 const titleMessage = `Title must be 1 to ${BLOG_LIMITS.title} characters`;
 const statusMessage = `Status must be one of: ${BLOG_STATUSES.join(', ')}`;
 
-/** Content is sanitized here, at the boundary, and must still say something afterwards. */
+/** Content is sanitized at the boundary (services/blog-content.ts) and must still say something afterwards. */
 const contentField = (chain: ReturnType<typeof optionalString>, maxLength: number) =>
   chain
     .isLength({ min: 1, max: maxLength })
@@ -80,14 +82,3 @@ export const listBlogsOfUserValidators = [objectIdParam('userId', 'User id'), ..
 export const blogSlugValidators = [
   param('slug').isLength({ min: 1, max: 200 }).withMessage('Slug must be 1 to 200 characters'),
 ];
-
-export const addCommentValidators = [
-  onlyFields(['content']),
-  ...blogIdValidators,
-  requiredString('content', 'Content')
-    .isLength({ min: 1, max: COMMENT_LIMITS.content })
-    .withMessage(`Content must be 1 to ${COMMENT_LIMITS.content} characters`),
-];
-export const listCommentsValidators = [...blogIdValidators, ...pagination];
-export const listAllCommentsValidators = pagination;
-export const commentIdValidators = [objectIdParam('commentId', 'Comment id')];

@@ -4,13 +4,19 @@
  * such as `{"$gt": ""}` stop here with a 400 and never reach a query.
  */
 import { body, param, query, type ValidationChain } from 'express-validator';
+import { PAGE_DEFAULTS } from '../services/pagination';
 
 /**
  * `maxOffset` is ours, not the spec's (which gives only "minimum 0"): an offset is handed to the
  * database as a skip, so an unbounded one is work without end, and beyond 2^53 it is not even the
  * number sent (a lossy double). Documented on the `offset` parameter of the contract.
  */
-export const PAGINATION = { defaultLimit: 20, maxLimit: 50, defaultOffset: 0, maxOffset: 100_000 } as const;
+export const PAGINATION = {
+  defaultLimit: PAGE_DEFAULTS.limit,
+  maxLimit: 50,
+  defaultOffset: PAGE_DEFAULTS.offset,
+  maxOffset: 100_000,
+} as const;
 
 /**
  * The JSON body, when there is one, must be an object: express.json also parses arrays and, for
@@ -48,7 +54,7 @@ export function objectIdParam(name: string, label: string): ValidationChain {
 const singleQuery = (name: string, label: string) =>
   query(name).optional().not().isArray().withMessage(`${label} must be given once`).bail();
 
-/** `limit` 1..50 and `offset` 0..100,000 as integers; controllers apply the defaults (20, 0). */
+/** `limit` 1..50 and `offset` 0..100,000 as integers; controllers apply the defaults (20, 0) with services/pagination.ts pageOf. */
 export const pagination: ValidationChain[] = [
   singleQuery('limit', 'Limit')
     .isInt({ min: 1, max: PAGINATION.maxLimit })
@@ -59,10 +65,3 @@ export const pagination: ValidationChain[] = [
     .withMessage(`Offset must be an integer between 0 and ${PAGINATION.maxOffset}`)
     .toInt(),
 ];
-
-export function paginationOf(data: Record<string, unknown>): { limit: number; offset: number } {
-  return {
-    limit: typeof data.limit === 'number' ? data.limit : PAGINATION.defaultLimit,
-    offset: typeof data.offset === 'number' ? data.offset : PAGINATION.defaultOffset,
-  };
-}

@@ -12,7 +12,7 @@ import request from 'supertest';
 import { createApp } from '../../src/app';
 import { UserModel } from '../../src/models/user.model';
 import { ECHO_LIMITS } from '../../src/middlewares/validate';
-import { backfillUsernameKeys } from '../../src/services/user.service';
+import { backfillUsernameKeys } from '../../src/models/user.migrations';
 import { PAGINATION } from '../../src/validators/common.validators';
 import { createBlog } from '../helpers/blogs';
 import { makeImage } from '../helpers/images';

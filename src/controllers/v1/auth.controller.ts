@@ -3,11 +3,9 @@ import type { CookieOptions, Request, Response } from 'express';
 import { matchedData } from 'express-validator';
 import type { Config } from '../../config';
 import { AuthenticationError, AuthorizationError, NotFound, RequestValidationError } from '../../errors/http-errors';
-import { currentUser } from '../../middlewares/authenticate';
-import type { LoginThrottle } from '../../middlewares/login-throttle';
-import type { Role, UserDocument } from '../../models/user.model';
+import { signedInUser } from '../../lib/request-locals';
 import type { IssuedSession, SessionService } from '../../services/session.service';
-import type { UserService } from '../../services/user.service';
+import type { Role, UserDocument, UserService } from '../../services/user.service';
 
 export const REFRESH_COOKIE = 'refreshToken';
 /** The cookie goes only to the auth routes, the only ones that read it. */
@@ -15,7 +13,8 @@ export const REFRESH_COOKIE_PATH = '/api/v1/auth';
 
 interface AuthControllerDeps {
   config: Config;
-  loginThrottle: Pick<LoginThrottle, 'clearFailuresOfAccount'>;
+  /** The per-account count of failed logins (middlewares/login-throttle.ts), cleared by a successful one. */
+  loginThrottle: { clearFailuresOfAccount(req: Request): Promise<void> };
   sessions: SessionService;
   users: UserService;
 }
@@ -67,7 +66,7 @@ export function createAuthController({ config, loginThrottle, sessions, users }:
 
     async logout(req: Request, res: Response) {
       const session = await sessions.findSessionOfRefreshToken(req.cookies[REFRESH_COOKIE]);
-      if (!session || !session.user.equals(currentUser(req)._id)) {
+      if (!session || !session.user.equals(signedInUser(res)._id)) {
         throw new AuthenticationError('Refresh token is invalid or expired', 'refresh_token_invalid');
       }
       await sessions.closeSession(session._id);
@@ -75,12 +74,4 @@ export function createAuthController({ config, loginThrottle, sessions, users }:
       res.json({ message: 'Logged out successfully' });
     },
   };
-}
-
-/** A missing refresh cookie is an authentication failure (401), not a validation error. */
-export function requireRefreshCookie(req: Request, _res: Response, next: () => void): void {
-  if (typeof req.cookies?.[REFRESH_COOKIE] !== 'string' || req.cookies[REFRESH_COOKIE] === '') {
-    throw new AuthenticationError('Refresh token required', 'refresh_token_missing');
-  }
-  next();
 }

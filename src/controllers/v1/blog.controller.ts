@@ -2,12 +2,9 @@
 import type { Request, Response } from 'express';
 import { matchedData } from 'express-validator';
 import type { Config } from '../../config';
-import { currentUser } from '../../middlewares/authenticate';
-import { viewerOf } from '../../middlewares/optional-authenticate';
-import type { BlogStatus } from '../../models/blog.model';
-import type { BannerInput, BlogService } from '../../services/blog.service';
-import { inspectedBannerOf } from '../../validators/blog.validators';
-import { paginationOf } from '../../validators/common.validators';
+import { signedInUser, viewerOf } from '../../lib/request-locals';
+import type { BannerInput, BlogService, BlogStatus } from '../../services/blog.service';
+import { pageOf } from '../../services/pagination';
 
 interface BlogForm {
   title?: string;
@@ -17,9 +14,9 @@ interface BlogForm {
 }
 
 export function createBlogController({ blogs, config }: { blogs: BlogService; config: Config }) {
-  /** The uploaded banner, when the validators found one, proved it an image and re-encoded it. */
-  function bannerOf(req: Request): BannerInput | undefined {
-    const image = inspectedBannerOf(req);
+  /** The uploaded banner, when the validators found one, proved it an image and re-encoded it (res.locals.banner). */
+  function bannerOf(req: Request, res: Response): BannerInput | undefined {
+    const image = res.locals.banner;
     if (!req.file || !image) return undefined;
     // the re-encoded pixels, never the uploaded bytes; links from the configuration, never from the Host header
     return { data: image.data, image, baseUrl: config.publicUrl };
@@ -27,25 +24,25 @@ export function createBlogController({ blogs, config }: { blogs: BlogService; co
 
   return {
     async listBlogs(req: Request, res: Response) {
-      const { limit, offset } = paginationOf(matchedData(req));
-      const page = await blogs.listBlogs(viewerOf(req), { limit, offset });
+      const { limit, offset } = pageOf(matchedData(req));
+      const page = await blogs.listBlogs(viewerOf(res), { limit, offset });
       res.json({ limit, offset, ...page });
     },
 
     async listBlogsOfUser(req: Request, res: Response) {
       const data = matchedData(req);
-      const { limit, offset } = paginationOf(data);
-      const page = await blogs.listBlogs(viewerOf(req), { limit, offset, authorId: data.userId });
+      const { limit, offset } = pageOf(data);
+      const page = await blogs.listBlogs(viewerOf(res), { limit, offset, authorId: data.userId });
       res.json({ limit, offset, ...page });
     },
 
     async getBlog(req: Request, res: Response) {
-      res.json({ blog: await blogs.readBlogBySlug(matchedData(req).slug, viewerOf(req)) });
+      res.json({ blog: await blogs.readBlogBySlug(matchedData(req).slug, viewerOf(res)) });
     },
 
     async createBlog(req: Request, res: Response) {
       const { title, content, status = 'draft' } = matchedData<BlogForm>(req);
-      const blog = await blogs.createBlog(currentUser(req), { title: title!, content: content!, status, banner: bannerOf(req)! });
+      const blog = await blogs.createBlog(signedInUser(res), { title: title!, content: content!, status, banner: bannerOf(req, res)! });
       res.status(201).json({ blog });
     },
 
@@ -53,8 +50,8 @@ export function createBlogController({ blogs, config }: { blogs: BlogService; co
       const { blogId, title, content, status, regenerate_slug } = matchedData<BlogForm & { blogId: string }>(req);
       const blog = await blogs.updateBlog(
         blogId,
-        { title, content, status, regenerateSlug: regenerate_slug, banner: bannerOf(req) },
-        currentUser(req),
+        { title, content, status, regenerateSlug: regenerate_slug, banner: bannerOf(req, res) },
+        signedInUser(res),
       );
       res.json({ blog });
     },

@@ -1,15 +1,17 @@
 import { Router } from 'express';
-import { createAuthController, requireRefreshCookie } from '../../controllers/v1/auth.controller';
+import { createAuthController, REFRESH_COOKIE } from '../../controllers/v1/auth.controller';
+import { requireRefreshCookie } from '../../middlewares/refresh-cookie';
 import { validate } from '../../middlewares/validate';
 import { loginValidators, noBodyFields, refreshCookieValidators, registerValidators } from '../../validators/auth.validators';
 import type { RouteDeps } from './index';
 
 export function authRoutes(deps: RouteDeps): Router {
   const auth = createAuthController(deps);
+  const refreshCookie = requireRefreshCookie(REFRESH_COOKIE);
   const router = Router();
   router.post('/register', registerValidators, validate, auth.register);
   router.post('/login', deps.loginThrottle.perIp, loginValidators, validate, deps.loginThrottle.perAccount, auth.login);
-  router.post('/refresh-token', requireRefreshCookie, refreshCookieValidators, noBodyFields, validate, auth.refreshToken);
-  router.post('/logout', deps.authenticate, requireRefreshCookie, refreshCookieValidators, noBodyFields, validate, auth.logout);
+  router.post('/refresh-token', refreshCookie, refreshCookieValidators, noBodyFields, validate, auth.refreshToken);
+  router.post('/logout', deps.authenticate, refreshCookie, refreshCookieValidators, noBodyFields, validate, auth.logout);
   return router;
 }

@@ -1,5 +1,6 @@
 import { Router } from 'express';
-import { commentController as comments, loadedComment } from '../../controllers/v1/comment.controller';
+import { createCommentController } from '../../controllers/v1/comment.controller';
+import { loaded } from '../../lib/request-locals';
 import { authorize, authorizeOwnerOr } from '../../middlewares/authorize';
 import { authenticateUnlessPublicRead } from '../../middlewares/optional-authenticate';
 import { validate } from '../../middlewares/validate';
@@ -8,10 +9,11 @@ import {
   commentIdValidators,
   listAllCommentsValidators,
   listCommentsValidators,
-} from '../../validators/blog.validators';
+} from '../../validators/comment.validators';
 import type { RouteDeps } from './index';
 
 export function commentRoutes(deps: RouteDeps): Router {
+  const comments = createCommentController(deps);
   const router = Router();
   // reads may be anonymous when the operator turns PUBLIC_READS on; writes always need a token
   router.use(authenticateUnlessPublicRead(deps.authenticate, deps.config.publicReads));
@@ -25,7 +27,7 @@ export function commentRoutes(deps: RouteDeps): Router {
     commentIdValidators,
     validate,
     comments.loadComment,
-    authorizeOwnerOr('comments:moderate', (req) => loadedComment(req).author),
+    authorizeOwnerOr('comments:moderate', (res) => loaded(res, 'comment').author),
     comments.deleteComment,
   );
   return router;

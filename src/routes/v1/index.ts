@@ -4,9 +4,11 @@ import type { Config } from '../../config';
 import { createRootController } from '../../controllers/v1/root.controller';
 import type { LoginThrottle } from '../../middlewares/login-throttle';
 import type { OpenApiDocument } from '../../openapi/types';
+import type { AccountCleanup, AccountService } from '../../services/account.service';
 import type { BlogService } from '../../services/blog.service';
+import type { EngagementService } from '../../services/engagement.service';
 import type { SessionService } from '../../services/session.service';
-import type { AccountCleanup, UserService } from '../../services/user.service';
+import type { UserService } from '../../services/user.service';
 import { authRoutes } from './auth.routes';
 import { blogRoutes } from './blog.routes';
 import { commentRoutes } from './comment.routes';
@@ -18,7 +20,10 @@ export interface RouteDeps {
   config: Config;
   sessions: SessionService;
   users: UserService;
+  accounts: AccountService;
   blogs: BlogService;
+  /** Likes and comments. */
+  engagement: EngagementService;
   authenticate: RequestHandler;
   /** Brute-force resistance for POST /auth/login (see middlewares/login-throttle.ts). */
   loginThrottle: LoginThrottle;

@@ -1,11 +1,12 @@
 import { Router } from 'express';
-import { likeController as likes } from '../../controllers/v1/like.controller';
+import { createLikeController } from '../../controllers/v1/like.controller';
 import { validate } from '../../middlewares/validate';
 import { blogIdValidators } from '../../validators/blog.validators';
 import { onlyFields } from '../../validators/unknown-fields';
 import type { RouteDeps } from './index';
 
 export function likeRoutes(deps: RouteDeps): Router {
+  const likes = createLikeController(deps);
   const router = Router();
   router.use(deps.authenticate);
   router.post('/blog/:blogId', blogIdValidators, onlyFields([]), validate, likes.likeBlog);

@@ -1,0 +1,36 @@
+/**
+ * Start-up migrations of the users collection: data an older release saved without what the schema
+ * now relies on. Run by server.ts before the API serves; each is idempotent.
+ */
+import { isDuplicateKeyError } from '../lib/mongo-errors';
+import type { Logger } from '../lib/logger';
+import { UserModel } from './user.model';
+
+/**
+ * Gives every user saved before `usernameKey` existed its key (the username lower-cased), so the
+ * case-insensitive uniqueness covers old records too. Run at start-up, before the API serves; once
+ * done it finds nothing to do (one pass over the users collection). Two old records that differ only
+ * in case cannot both have the key: the later one keeps none and is logged, for an operator to rename
+ * (it still signs in). A failure is logged and start-up goes on: the next start tries again.
+ */
+export async function backfillUsernameKeys(logger: Logger): Promise<void> {
+  let fixed = 0;
+  try {
+    const missing = UserModel.find({ usernameKey: { $exists: false } }).select('_id username').lean().cursor();
+    for await (const user of missing) {
+      try {
+        await UserModel.updateOne({ _id: user._id }, { $set: { usernameKey: user.username.toLowerCase() } }, { timestamps: false });
+        fixed += 1;
+      } catch (error) {
+        if (!isDuplicateKeyError(error)) throw error;
+        logger.warn('users: a username differs from another only in case; rename one of them', { userId: String(user._id), username: user.username });
+      }
+    }
+  } catch (error) {
+    logger.error('users: could not add case-insensitive username keys; the next start tries again', {
+      error: error instanceof Error ? error.message : String(error),
+    });
+  }
+  if (fixed > 0) logger.info('users: case-insensitive username keys added to older accounts', { count: fixed });
+}
+
