@@ -10,6 +10,7 @@ import { loadDevelopmentSecrets } from './development-secrets';
 import { parseDurationSeconds } from './duration';
 
 export { ConfigError };
+export { API_BASE_PATH, API_VERSION } from './api';
 
 const emptyToUndefined = (value: unknown) => (value === '' ? undefined : value);
 const optionalString = z.preprocess(emptyToUndefined, z.string().optional());
