@@ -1,7 +1,7 @@
 /**
  * Shared pieces of the OpenAPI document: schemas of the resources and wrappers, the error
  * responses every route can give, parameters, rate-limit headers and security schemes.
- * Bounds come from the models and validators, so a changed limit changes the contract too.
+ * Bounds, enums and the error codes come from the models, validators and errors, so a change there changes the contract too.
  */
 import { ERROR_CODES } from '../errors/http-errors';
 import { ROLES, SOCIAL_NETWORKS, USER_LIMITS } from '../models/user.model';
