@@ -49,5 +49,13 @@ export default tseslint.config(
   ),
   layer(['src/openapi/**'], ['controllers', 'routes'], 'The OpenAPI document reads configuration and models, never controllers or routes.'),
   layer(['src/lib/**', 'src/config/**', 'src/errors/**'], ['controllers', 'routes', 'services', 'middlewares', 'validators'], 'lib, config and errors are the bottom layer.'),
+  {
+    // docs/architecture.md: configuration is read once, by src/config, and handed to whoever needs it.
+    files: ['src/**'],
+    ignores: ['src/config/**'],
+    rules: {
+      'no-restricted-properties': ['error', { object: 'process', property: 'env', message: 'Only src/config reads the environment: take the setting from Config.' }],
+    },
+  },
   prettier,
 );

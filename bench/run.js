@@ -244,7 +244,7 @@ async function main() {
   let localDatabase;
   let serverUri = env.MONGODB_URI;
   if (!serverUri) {
-    const { startLocalDatabase } = require(path.join(ROOT, 'dist', 'lib', 'local-database.js'));
+    const { startLocalDatabase } = require(path.join(ROOT, 'dist', 'dev', 'local-database.js'));
     localDatabase = await startLocalDatabase({ persistent: false, log });
     serverUri = localDatabase.uri;
     log(`database: ${localDatabase.kind}`);

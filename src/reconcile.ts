@@ -5,8 +5,8 @@
  * same configuration as the server (MONGODB_URI, storage settings) and prints what it fixed.
  * Exit code 0 when it ran (whether or not anything needed fixing), 1 when it could not.
  */
-import 'dotenv/config';
-import { ConfigError, loadConfig } from './config';
+import { ConfigError } from './config';
+import { loadProcessConfig } from './config/process';
 import { connectDatabase, disconnectDatabase } from './lib/database';
 import { createLogger } from './lib/logger';
 import { reconcileCounters, sweepOrphanBanners } from './services/reconciliation.service';
@@ -15,7 +15,7 @@ import { createBannerStorage } from './services/storage';
 async function main(): Promise<number> {
   let config;
   try {
-    config = loadConfig().config;
+    config = loadProcessConfig().config;
   } catch (error) {
     if (error instanceof ConfigError) {
       process.stderr.write(`Configuration error: ${error.message}\n`);

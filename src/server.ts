@@ -2,17 +2,16 @@
  * The process entry: reads config, picks and connects the database (and Redis when configured),
  * listens, and shuts down gracefully on SIGTERM/SIGINT.
  */
-import 'dotenv/config';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import mongoose from 'mongoose';
-import path from 'node:path';
 import { createApp } from './app';
-import { ConfigError, loadConfig } from './config';
+import { ConfigError } from './config';
+import { DEVELOPMENT_DATA_DIR, DEVELOPMENT_SECRETS_FILE, loadProcessConfig } from './config/process';
 import type { ReadinessCheck } from './controllers/health.controller';
 import { connectDatabase, disconnectDatabase } from './lib/database';
 import { startDatabaseWatchdog } from './lib/database-watchdog';
-import { startLocalDatabase, type LocalDatabase } from './lib/local-database';
+import type { LocalDatabase } from './dev/local-database';
 import { createLogger, type Logger } from './lib/logger';
 import { createMetrics } from './lib/metrics';
 import { monitorMongoClient } from './lib/mongodb-metrics';
@@ -22,13 +21,10 @@ import { runMaintenance } from './services/reconciliation.service';
 import { createBannerStorage } from './services/storage';
 import { backfillUsernameKeys } from './models/user.migrations';
 
-/** Where development keeps the JWT secrets it generates (git-ignored, like the local database under .data/). */
-const DEVELOPMENT_SECRETS_FILE = path.resolve(__dirname, '..', '.data', 'dev-secrets.json');
-
 async function main(): Promise<void> {
   let loaded;
   try {
-    loaded = loadConfig(process.env, { developmentSecretsFile: DEVELOPMENT_SECRETS_FILE });
+    loaded = loadProcessConfig({ developmentSecretsFile: DEVELOPMENT_SECRETS_FILE });
   } catch (error) {
     if (error instanceof ConfigError) {
       process.stderr.write(`Configuration error: ${error.message}\n`);
@@ -54,7 +50,9 @@ async function main(): Promise<void> {
   if (uri) {
     logger.info('database: MONGODB_URI');
   } else {
-    localDatabase = await startLocalDatabase({ persistent: true, log: (message) => logger.info(message) });
+    // development only: loaded when needed, so production never loads it (nor its dev dependencies)
+    const { startLocalDatabase } = await import('./dev/local-database');
+    localDatabase = await startLocalDatabase({ persistent: true, dataDir: DEVELOPMENT_DATA_DIR, log: (message) => logger.info(message) });
     uri = localDatabase.uri;
     logger.info(`database: ${localDatabase.kind} at ${uri} (set MONGODB_URI to use your own)`);
   }

@@ -2,7 +2,7 @@
  * Starts one database server for the whole test run, unless MONGODB_URI names one already.
  * Test files each use a database of their own on it (tests/helpers/test-app.ts).
  */
-import { startLocalDatabase, type LocalDatabase } from '../src/lib/local-database';
+import { startLocalDatabase, type LocalDatabase } from '../src/dev/local-database';
 
 declare global {
   // eslint-disable-next-line no-var

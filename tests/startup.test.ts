@@ -8,7 +8,7 @@ import { createServer, type Server } from 'node:net';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import mongoose from 'mongoose';
-import { startStandIn, type LocalDatabase } from '../src/lib/local-database';
+import { startStandIn, type LocalDatabase } from '../src/dev/local-database';
 import { databaseUri, sharedSecrets, startServerProcess, type ServerProcess } from './helpers/server-process';
 
 const PROJECT_ROOT = path.resolve(__dirname, '..');

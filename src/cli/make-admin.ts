@@ -9,11 +9,10 @@
  * It uses MONGODB_URI, or, without it, the local development database under .data/ (stop the API first:
  * the local database takes one process at a time).
  */
-import 'dotenv/config';
-import path from 'node:path';
-import { ConfigError, loadConfig } from '../config';
+import { ConfigError } from '../config';
+import { DEVELOPMENT_DATA_DIR, DEVELOPMENT_SECRETS_FILE, loadProcessConfig } from '../config/process';
+import { startLocalDatabase, type LocalDatabase } from '../dev/local-database';
 import { connectDatabase, disconnectDatabase } from '../lib/database';
-import { startLocalDatabase, type LocalDatabase } from '../lib/local-database';
 import { UserModel } from '../models/user.model';
 
 const USAGE = 'usage: npm run make-admin -- <email of an existing account>';
@@ -29,11 +28,11 @@ export async function makeAdmin(email: string): Promise<string> {
 async function main(argv: string[]): Promise<void> {
   const email = argv[0];
   if (!email || argv.length > 1 || !email.includes('@')) throw new Error(USAGE);
-  const { config } = loadConfig(process.env, { developmentSecretsFile: path.resolve(__dirname, '..', '..', '.data', 'dev-secrets.json') });
+  const { config } = loadProcessConfig({ developmentSecretsFile: DEVELOPMENT_SECRETS_FILE });
   let localDatabase: LocalDatabase | undefined;
   let uri = config.mongodb.uri;
   if (!uri) {
-    localDatabase = await startLocalDatabase({ persistent: true, log: () => undefined });
+    localDatabase = await startLocalDatabase({ persistent: true, dataDir: DEVELOPMENT_DATA_DIR, log: () => undefined });
     uri = localDatabase.uri;
   }
   try {

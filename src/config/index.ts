@@ -10,6 +10,7 @@ import { loadDevelopmentSecrets } from './development-secrets';
 import { parseDurationSeconds } from './duration';
 
 export { ConfigError };
+export { API_BASE_PATH, API_VERSION } from './api';
 
 const emptyToUndefined = (value: unknown) => (value === '' ? undefined : value);
 const optionalString = z.preprocess(emptyToUndefined, z.string().optional());
@@ -196,7 +197,7 @@ export interface LoadedConfig {
 export interface LoadConfigOptions {
   /**
    * Where development keeps the JWT secrets it generates when none are set, so restarts and `npm run dev`
-   * reloads keep tokens valid (server.ts passes .data/dev-secrets.json). Used only when NODE_ENV=development;
+   * reloads keep tokens valid (the entry points pass DEVELOPMENT_SECRETS_FILE of config/process.ts). Used only when NODE_ENV=development;
    * without it, secrets are generated per process.
    */
   developmentSecretsFile?: string;

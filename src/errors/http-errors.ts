@@ -15,9 +15,26 @@ export type AuthenticationFailure =
   | 'wrong_password'
   | 'metrics_token_invalid';
 
+/**
+ * Every `code` an error body carries, in the order the OpenAPI document lists them (its Error schema).
+ * The compiler keeps the list exact: each class below must use one of these, and each of these must be
+ * some class's code (see the check at the end of this file).
+ */
+export const ERROR_CODES = [
+  'BadRequest',
+  'AuthenticationError',
+  'AuthorizationError',
+  'NotFound',
+  'MethodNotAllowed',
+  'ValidationError',
+  'ServerError',
+  'ServiceUnavailable',
+] as const;
+export type ErrorCode = (typeof ERROR_CODES)[number];
+
 export abstract class HttpError extends Error {
   abstract readonly status: number;
-  abstract readonly code: string;
+  abstract readonly code: ErrorCode;
   /** Set when this error refuses an authentication attempt (counted by the metrics, by reason). */
   authenticationFailure?: AuthenticationFailure;
 
@@ -126,3 +143,20 @@ export class RequestValidationError extends HttpError {
     return { code: this.code, errors: this.errors };
   }
 }
+
+type CodeOf<T> = T extends { prototype: { code: infer C } } ? C : never;
+type ThrownCode = CodeOf<
+  | typeof BadRequest
+  | typeof AuthenticationError
+  | typeof AuthorizationError
+  | typeof NotFound
+  | typeof MethodNotAllowed
+  | typeof PayloadTooLarge
+  | typeof UnsupportedMediaType
+  | typeof BadGateway
+  | typeof ServiceUnavailable
+  | typeof RequestValidationError
+>;
+type UnthrownCode = Exclude<ErrorCode, ThrownCode>;
+/** Fails to compile, naming the code, when ERROR_CODES lists a code no class above carries. */
+const _everyCodeIsThrown: [UnthrownCode] extends [never] ? true : UnthrownCode = true;

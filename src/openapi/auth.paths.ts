@@ -12,8 +12,9 @@ import {
   ref,
   respond,
   schemaRef,
+  withDatabaseResponses,
 } from './components';
-import type { JsonSchema, Operation, Paths } from './types';
+import type { ContractPart, JsonSchema, Operation, Paths } from './types';
 
 export const emailSchema: JsonSchema = {
   type: 'string',
@@ -51,7 +52,7 @@ const credentialsOperation = (operation: Omit<Operation, 'requestBody' | 'tags'>
   },
 });
 
-export const authPaths: Paths = {
+const authPaths: Paths = {
   '/auth/register': {
     post: credentialsOperation(
       {
@@ -135,4 +136,10 @@ export const authPaths: Paths = {
       },
     },
   },
+};
+
+/** Every operation of /auth uses the database. */
+export const authContract: ContractPart = {
+  paths: withDatabaseResponses(authPaths),
+  tags: [{ name: 'Auth', description: 'Accounts, sign-in and tokens' }],
 };

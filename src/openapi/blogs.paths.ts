@@ -10,9 +10,10 @@ import {
   ref,
   respond,
   schemaRef,
+  withDatabaseResponses,
 } from './components';
 import { DEFAULT_BLOG_CONTENT_MAX_LENGTH } from '../config';
-import { BLOG_LIMITS } from '../models/blog.model';
+import { BLOG_LIMITS, BLOG_STATUSES } from '../models/blog.model';
 import { COMMENT_LIMITS } from '../models/comment.model';
 import { BANNER_LIMITS } from '../services/banner-image';
 import type { ContractPart, JsonSchema, Paths, ResponseObject } from './types';
@@ -55,7 +56,7 @@ const exampleComment = {
   updatedAt: '2026-11-22T18:34:02.263Z',
 };
 
-const count = { type: 'integer', minimum: 0 };
+const count: JsonSchema = { type: 'integer', minimum: 0 };
 
 /**
  * Security note for clients, on every field a reader sees: titles and comments are plain text kept
@@ -68,7 +69,7 @@ export const SANITISED_HTML =
   'HTML, sanitised when stored: an allow-list of formatting tags and attributes; no scripts, event handlers, ' +
   'styles, iframes or javascript: URLs. Safe to insert as HTML; everything else in a blog or comment is plain text.';
 
-export const blogSchemas: Record<string, JsonSchema> = {
+const blogSchemas: Record<string, JsonSchema> = {
   Blog: {
     type: 'object',
     required: [
@@ -91,7 +92,7 @@ export const blogSchemas: Record<string, JsonSchema> = {
       viewsCount: count,
       likesCount: count,
       commentsCount: count,
-      status: { type: 'string', enum: ['draft', 'published'] },
+      status: { type: 'string', enum: [...BLOG_STATUSES] },
       publishedAt: { anyOf: [schemaRef('DateTime'), { type: 'null' }], description: 'null while a draft' },
       createdAt: schemaRef('DateTime'),
       updatedAt: schemaRef('DateTime'),
@@ -146,8 +147,8 @@ export const blogSchemas: Record<string, JsonSchema> = {
   LikesCount: { type: 'object', required: ['likesCount'], additionalProperties: false, properties: { likesCount: count } },
 };
 
-const status = { type: 'string', enum: ['draft', 'published'], default: 'draft' };
-const bannerImage = {
+const status: JsonSchema = { type: 'string', enum: [...BLOG_STATUSES], default: 'draft' };
+const bannerImage: JsonSchema = {
   type: 'string',
   format: 'binary',
   contentMediaType: 'application/octet-stream',
@@ -155,8 +156,8 @@ const bannerImage = {
 };
 /** Text fields are trimmed before their bounds are checked: blank input is refused. */
 const NOT_BLANK = '\\S';
-const title = { type: 'string', minLength: 1, maxLength: LIMITS.title, pattern: NOT_BLANK, description: `Trimmed. ${PLAIN_TEXT}` };
-const content = {
+const title: JsonSchema = { type: 'string', minLength: 1, maxLength: LIMITS.title, pattern: NOT_BLANK, description: `Trimmed. ${PLAIN_TEXT}` };
+const content: JsonSchema = {
   type: 'string',
   minLength: 1,
   maxLength: LIMITS.content,
@@ -189,14 +190,14 @@ const storageDown = respond(
 const blogOk = (description: string) => respond(description, json(schemaRef('BlogResponse'), { blog: exampleBlog }));
 const blogPage = respond('One page of blogs, newest first; non-admins see only published ones', json(schemaRef('BlogPage'), { limit: 20, offset: 0, total: 1, blogs: [exampleBlog] }));
 const paging = [ref('parameters', 'Limit'), ref('parameters', 'Offset')];
-/** The operator option of issue 12, on the four reading operations. */
+/** The PUBLIC_READS operator option, on the four reading operations. */
 const PUBLIC_READS_NOTE =
   'Needs a Bearer token by default. Operator option: with `PUBLIC_READS=true` on the server, this read also works ' +
   'without an Authorization header, as an anonymous visitor: published blogs only (never drafts), `likedByMe` false, ' +
   'authors without email. A token that is sent still counts, and an invalid one still answers 401.';
 const deleted = respond('Deleted; no body');
 
-export const blogPaths: Paths = {
+const blogPaths: Paths = {
   '/blogs/': {
     get: {
       operationId: 'listBlogs',
@@ -279,7 +280,7 @@ export const blogPaths: Paths = {
           properties: {
             title,
             content,
-            status: { type: 'string', enum: ['draft', 'published'] },
+            status: { type: 'string', enum: [...BLOG_STATUSES] },
             banner_image: bannerImage,
             regenerate_slug: { type: 'string', enum: ['true', 'false'], description: 'Derive the slug again from the (new) title' },
           },
@@ -307,7 +308,7 @@ export const blogPaths: Paths = {
 };
 
 
-export const likePaths: Paths = {
+const likePaths: Paths = {
   '/likes/blog/{blogId}': {
     post: {
       operationId: 'likeBlog',
@@ -342,7 +343,7 @@ export const likePaths: Paths = {
   },
 };
 
-export const commentPaths: Paths = {
+const commentPaths: Paths = {
   '/comments/': {
     get: {
       operationId: 'listAllComments',
@@ -432,9 +433,9 @@ export const commentPaths: Paths = {
   },
 };
 
-/** Everything of issue 4 for the document, plugged in by one line of document.ts. */
+/** Blogs, likes and comments; every one of their operations uses the database. */
 export const blogContract: ContractPart = {
-  paths: { ...blogPaths, ...likePaths, ...commentPaths },
+  paths: withDatabaseResponses({ ...blogPaths, ...likePaths, ...commentPaths }),
   schemas: blogSchemas,
   tags: [
     { name: 'Blogs', description: 'Blog posts with banner images' },

@@ -1,18 +1,29 @@
 /**
  * Shared pieces of the OpenAPI document: schemas of the resources and wrappers, the error
  * responses every route can give, parameters, rate-limit headers and security schemes.
- * Bounds come from the models and validators, so a changed limit changes the contract too.
+ * Bounds, enums and the error codes come from the models, validators and errors, so a change there changes the contract too.
  */
+import { ERROR_CODES } from '../errors/http-errors';
 import { ROLES, SOCIAL_NETWORKS, USER_LIMITS } from '../models/user.model';
 import { PAGINATION } from '../validators/common.validators';
-import type { HeaderObject, JsonSchema, MediaType, ParameterObject, Reference, ResponseObject } from './types';
-// for withDatabaseResponses (issue 10)
-import { HTTP_METHODS, type HttpMethod, type Operation, type Paths } from './types';
+import {
+  HTTP_METHODS,
+  type HeaderObject,
+  type HttpMethod,
+  type JsonSchema,
+  type MediaType,
+  type Operation,
+  type ParameterObject,
+  type Paths,
+  type Reference,
+  type ResponseObject,
+  type SecurityScheme,
+} from './types';
 
 export const ref = (kind: 'schemas' | 'responses' | 'parameters' | 'headers', name: string): Reference => ({
   $ref: `#/components/${kind}/${name}`,
 });
-export const schemaRef = (name: string): JsonSchema => ref('schemas', name);
+export const schemaRef = (name: string): JsonSchema => ({ $ref: `#/components/schemas/${name}` });
 
 /** An application/json body with an example. */
 export const json = (schema: JsonSchema, example?: unknown): Record<string, MediaType> => ({
@@ -90,7 +101,7 @@ const socialLinks: JsonSchema = {
 /** Names are shown to readers as they were typed: say so where clients look (see docs/security.md). */
 const PLAIN_TEXT_NAME = 'Plain text, returned exactly as sent; render it as text, never as HTML.';
 
-const userProperties = {
+const userProperties: Record<string, JsonSchema> = {
   _id: schemaRef('ObjectId'),
   username: {
     type: 'string',
@@ -173,10 +184,7 @@ export const schemas: Record<string, JsonSchema> = {
     required: ['code', 'message'],
     additionalProperties: false,
     properties: {
-      code: {
-        type: 'string',
-        enum: ['BadRequest', 'AuthenticationError', 'AuthorizationError', 'NotFound', 'MethodNotAllowed', 'ValidationError', 'ServerError', 'ServiceUnavailable'],
-      },
+      code: { type: 'string', enum: [...ERROR_CODES] },
       message: { type: 'string' },
     },
     example: { code: 'NotFound', message: 'User not found' },
@@ -318,7 +326,7 @@ export const headers: Record<string, HeaderObject> = {
   },
 };
 
-export const securitySchemes = {
+export const securitySchemes: Record<string, SecurityScheme> = {
   bearerAuth: {
     type: 'http',
     scheme: 'bearer',

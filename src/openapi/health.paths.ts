@@ -16,7 +16,7 @@ const probeResponse = (description: string, schema: JsonSchema, example: unknown
 });
 const atRoot = [{ url: '/' }];
 
-export const healthPaths: Paths = {
+const healthPaths: Paths = {
   '/healthz': {
     servers: atRoot,
     get: {

@@ -8,7 +8,7 @@ import type { ContractPart, Paths, ResponseObject } from './types';
 const errorBody = (code: string, message: string) => ({
   'application/json': { schema: { $ref: '#/components/schemas/Error' }, example: { code, message } },
 });
-const noStore = { 'Cache-Control': { description: 'Never cached', schema: { type: 'string', const: 'no-store' } } };
+const noStore: ResponseObject['headers'] = { 'Cache-Control': { description: 'Never cached', schema: { type: 'string', const: 'no-store' } } };
 
 const scrape: ResponseObject = {
   description: 'The metrics, in the Prometheus text exposition format 0.0.4',
@@ -24,7 +24,7 @@ const scrape: ResponseObject = {
   },
 };
 
-export const metricsPaths: Paths = {
+const metricsPaths: Paths = {
   '/metrics': {
     servers: [{ url: '/' }],
     get: {

@@ -1,9 +1,9 @@
 /** GET /, the document itself and its reference page. */
-import { API_VERSION } from '../controllers/v1/root.controller';
+import { API_VERSION } from '../config';
 import { COMMON_RESPONSES, json, respond } from './components';
-import type { Paths } from './types';
+import type { ContractPart, Paths } from './types';
 
-export const rootPaths: Paths = {
+const rootPaths: Paths = {
   '/': {
     get: {
       operationId: 'getStatus',
@@ -65,4 +65,9 @@ export const rootPaths: Paths = {
       },
     },
   },
+};
+
+export const rootContract: ContractPart = {
+  paths: rootPaths,
+  tags: [{ name: 'Root', description: 'Status and this reference' }],
 };

@@ -1,8 +1,9 @@
 /** /users: the signed-in user's own account, and account administration for admins. */
 import { SOCIAL_NETWORKS, USER_LIMITS } from '../models/user.model';
-import { BEARER, COMMON_RESPONSES, JSON_BODY_RESPONSES, exampleUser, json, ref, respond, schemaRef } from './components';
+import { USERNAME_PATTERN } from '../validators/user.validators';
+import { BEARER, COMMON_RESPONSES, JSON_BODY_RESPONSES, exampleUser, json, ref, respond, schemaRef, withDatabaseResponses } from './components';
 import { emailSchema, passwordSchema } from './auth.paths';
-import type { JsonSchema, Paths } from './types';
+import type { ContractPart, JsonSchema, Paths } from './types';
 
 const name = (label: string): JsonSchema => ({
   type: 'string',
@@ -29,7 +30,7 @@ const profileUpdate: JsonSchema = {
       type: 'string',
       minLength: 1,
       maxLength: USER_LIMITS.username,
-      pattern: '^[A-Za-z0-9._-]+$',
+      pattern: USERNAME_PATTERN.source,
       description: 'Unique whatever its case: "ADMIN" is refused (400) when "admin" exists; kept in the case given',
     },
     email: emailSchema,
@@ -44,7 +45,7 @@ const userOk = (description: string) => respond(description, json(schemaRef('Use
 const deleted = respond('Deleted, with everything the account owned; no body');
 const adminOnly = { '401': ref('responses', 'Unauthenticated'), '403': ref('responses', 'Forbidden') };
 
-export const userPaths: Paths = {
+const userPaths: Paths = {
   '/users/current': {
     get: {
       operationId: 'getCurrentUser',
@@ -133,4 +134,10 @@ export const userPaths: Paths = {
       },
     },
   },
+};
+
+/** Every operation of /users uses the database. */
+export const userContract: ContractPart = {
+  paths: withDatabaseResponses(userPaths),
+  tags: [{ name: 'Users', description: 'Profiles and account administration' }],
 };

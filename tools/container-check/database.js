@@ -1,7 +1,7 @@
 #!/usr/bin/env node
 /**
  * The embedded database for the container check, on the host: mongodb-memory-server or the offline
- * stand-in, as src/lib/local-database.ts decides (dist/, `npm run build` first), in memory only.
+ * stand-in, as src/dev/local-database.ts decides (dist/, `npm run build` first), in memory only.
  * The container reaches it on 127.0.0.1 because it runs with --network host.
  *
  *   node tools/container-check/database.js --ready-file FILE   # writes the URI to FILE, runs until SIGTERM
@@ -10,7 +10,7 @@
 const { writeFileSync } = require('node:fs');
 const path = require('node:path');
 
-const { startLocalDatabase } = require(path.resolve(__dirname, '..', '..', 'dist', 'lib', 'local-database'));
+const { startLocalDatabase } = require(path.resolve(__dirname, '..', '..', 'dist', 'dev', 'local-database'));
 const readyFile = process.argv[process.argv.indexOf('--ready-file') + 1];
 
 async function main() {

@@ -2,7 +2,7 @@
 /**
  * A live server for the checks that need one (tools/fuzz, tools/browser-check): the built app
  * (dist/, `npm run build` first) on an in-memory local database (mongodb-memory-server or the
- * offline stand-in, as src/lib/local-database.ts decides), listening on 127.0.0.1 only.
+ * offline stand-in, as src/dev/local-database.ts decides), listening on 127.0.0.1 only.
  *
  *   node tools/live-server/start.js --ready-file FILE
  *
@@ -20,7 +20,7 @@ const dist = path.resolve(__dirname, '..', '..', 'dist');
 const { createApp } = require(path.join(dist, 'app'));
 const { loadConfig } = require(path.join(dist, 'config'));
 const { connectDatabase, disconnectDatabase } = require(path.join(dist, 'lib', 'database'));
-const { startLocalDatabase } = require(path.join(dist, 'lib', 'local-database'));
+const { startLocalDatabase } = require(path.join(dist, 'dev', 'local-database'));
 const { createLogger } = require(path.join(dist, 'lib', 'logger'));
 
 const readyFileIndex = process.argv.indexOf('--ready-file');

@@ -1,7 +1,6 @@
 /** GET /api/v1/: what this service is, its version, and where its reference lives. */
 import type { Request, Response } from 'express';
-
-export const API_VERSION = '1.0.0';
+import { API_VERSION } from '../../config';
 
 /** `publicUrl` comes from the configuration only, never from the request's Host (see config, PUBLIC_URL). */
 export function createRootController(options: { publicUrl: string }) {

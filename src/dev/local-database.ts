@@ -1,9 +1,13 @@
 /**
- * Decides which database an instance without MONGODB_URI uses (development `npm start` and `npm test`):
- *   1. mongodb-memory-server, when it can get a real MongoDB binary (cached or downloaded, one attempt);
+ * Development and test infrastructure, never used in production (config requires MONGODB_URI there):
+ * decides which database an instance without MONGODB_URI uses (`npm start`, `npm test`, the tools):
+ *   1. mongodb-memory-server, when it can get a real MongoDB binary (cached or downloaded, one attempt:
+ *      `config.mongodbMemoryServer.maxRetries` in package.json);
  *   2. otherwise the offline stand-in mongo-java-server (tools/mongo-standin), when `java` and `mvn` exist;
  *   3. otherwise one clear error asking for MONGODB_URI.
- * `persistent` keeps data under .data/ across restarts (npm start); tests use memory only.
+ * `persistent` keeps data in `dataDir` across restarts (npm start: .data/, as config says); tests use memory only.
+ * It neither reads nor writes the environment: whoever calls it passes what it needs. server.ts loads it
+ * only when there is no MONGODB_URI; the production image, without dev dependencies, never does.
  */
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { existsSync, mkdirSync, readFileSync } from 'node:fs';
@@ -17,15 +21,10 @@ export interface LocalDatabase {
   stop(): Promise<void>;
 }
 
-export interface LocalDatabaseOptions {
-  persistent: boolean;
-  log: (message: string) => void;
-  /** Where persistent data goes; .data/ of the project unless given (tests use a folder of their own). */
-  dataDir?: string;
-}
+/** In memory, or kept in `dataDir` across restarts (`npm start` passes config's .data/; tests a folder of their own). */
+export type LocalDatabaseOptions = { log: (message: string) => void } & ({ persistent: false } | { persistent: true; dataDir: string });
 
 const PROJECT_ROOT = path.resolve(__dirname, '..', '..');
-const DATA_DIR = path.join(PROJECT_ROOT, '.data');
 const STANDIN_DIR = path.join(PROJECT_ROOT, 'tools', 'mongo-standin');
 const STANDIN_CLASSPATH = path.join(STANDIN_DIR, 'target', 'classpath.txt');
 const STANDIN_START_TIMEOUT_MS = 60_000;
@@ -41,9 +40,8 @@ export async function startLocalDatabase(options: LocalDatabaseOptions): Promise
   );
 }
 
-async function startMemoryServer({ persistent, log, dataDir = DATA_DIR }: LocalDatabaseOptions): Promise<LocalDatabase | undefined> {
-  // One download attempt, not three with back-off: offline machines fall through to the stand-in quickly.
-  process.env.MONGOMS_MAX_RETRIES ??= '1';
+async function startMemoryServer(options: LocalDatabaseOptions): Promise<LocalDatabase | undefined> {
+  const { log } = options;
   let memoryServerModule: typeof import('mongodb-memory-server');
   try {
     memoryServerModule = await import('mongodb-memory-server');
@@ -53,16 +51,16 @@ async function startMemoryServer({ persistent, log, dataDir = DATA_DIR }: LocalD
   try {
     // Find or download the binary first: this fails quietly, where create() would print a stack trace.
     await memoryServerModule.MongoBinary.getPath();
-    const dbPath = path.join(dataDir, 'mongodb');
-    if (persistent) mkdirSync(dbPath, { recursive: true });
+    const dbPath = options.persistent ? path.join(options.dataDir, 'mongodb') : undefined;
+    if (dbPath) mkdirSync(dbPath, { recursive: true });
     const server = await memoryServerModule.MongoMemoryServer.create({
-      instance: persistent ? { dbPath, storageEngine: 'wiredTiger' } : {},
+      instance: dbPath ? { dbPath, storageEngine: 'wiredTiger' } : {},
     });
     return {
       uri: server.getUri(),
-      kind: `mongodb-memory-server (MongoDB ${server.opts.binary?.version ?? 'default'}${persistent ? `, data in ${dbPath}` : ', in memory'})`,
+      kind: `mongodb-memory-server (MongoDB ${server.opts.binary?.version ?? 'default'}${dbPath ? `, data in ${dbPath}` : ', in memory'})`,
       stop: async () => {
-        await server.stop({ doCleanup: !persistent });
+        await server.stop({ doCleanup: !dbPath });
       },
     };
   } catch (error) {
@@ -91,13 +89,13 @@ export function resolveStandInClasspath(): string {
   return readFileSync(STANDIN_CLASSPATH, 'utf8').trim();
 }
 
-export async function startStandIn({ persistent, dataDir = DATA_DIR }: LocalDatabaseOptions): Promise<LocalDatabase> {
+export async function startStandIn(options: LocalDatabaseOptions): Promise<LocalDatabase> {
   const classpath = resolveStandInClasspath();
   const args = ['-cp', classpath, path.join(STANDIN_DIR, 'Launcher.java'), '0'];
   let description = 'in memory';
-  if (persistent) {
-    mkdirSync(dataDir, { recursive: true });
-    const file = path.join(dataDir, 'mongo-standin.h2');
+  if (options.persistent) {
+    mkdirSync(options.dataDir, { recursive: true });
+    const file = path.join(options.dataDir, 'mongo-standin.h2');
     args.push(file);
     description = `data in ${file}`;
   }
