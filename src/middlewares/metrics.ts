@@ -9,7 +9,8 @@
 import type { NextFunction, Request, Response } from 'express';
 import { HttpError, PayloadTooLarge, RequestValidationError } from '../errors/http-errors';
 import type { AppMetrics, UploadRefusalReason } from '../lib/metrics';
-import { API_BASE_PATH, operationsOf, pathPattern } from '../openapi/document';
+import { API_BASE_PATH } from '../config';
+import { operationsOf, pathPattern } from '../openapi/document';
 import type { Paths } from '../openapi/types';
 import { StorageError } from '../services/storage';
 import { BANNER_FIELD } from './upload';

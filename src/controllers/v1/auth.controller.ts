@@ -1,7 +1,7 @@
 /** /auth: register, login, refresh and logout. The refresh token travels only in its cookie. */
 import type { CookieOptions, Request, Response } from 'express';
 import { matchedData } from 'express-validator';
-import type { Config } from '../../config';
+import { API_BASE_PATH, type Config } from '../../config';
 import { AuthenticationError, AuthorizationError, NotFound, RequestValidationError } from '../../errors/http-errors';
 import { signedInUser } from '../../lib/request-locals';
 import type { IssuedSession, SessionService } from '../../services/session.service';
@@ -9,7 +9,7 @@ import type { Role, UserDocument, UserService } from '../../services/user.servic
 
 export const REFRESH_COOKIE = 'refreshToken';
 /** The cookie goes only to the auth routes, the only ones that read it. */
-export const REFRESH_COOKIE_PATH = '/api/v1/auth';
+export const REFRESH_COOKIE_PATH = `${API_BASE_PATH}/auth`;
 
 interface AuthControllerDeps {
   config: Config;

@@ -1,6 +1,6 @@
 /** GET /api/v1/: what this service is, its version, and where its reference lives. */
 import type { Request, Response } from 'express';
-import { API_VERSION } from '../../config';
+import { API_BASE_PATH, API_VERSION } from '../../config';
 
 /** `publicUrl` comes from the configuration only, never from the request's Host (see config, PUBLIC_URL). */
 export function createRootController(options: { publicUrl: string }) {
@@ -10,7 +10,7 @@ export function createRootController(options: { publicUrl: string }) {
         message: 'Blog API is running',
         status: 'ok',
         version: API_VERSION,
-        docs: `${options.publicUrl}/api/v1/docs`,
+        docs: `${options.publicUrl}${API_BASE_PATH}/docs`,
         timestamp: new Date().toISOString(),
       });
     },
