@@ -36,18 +36,22 @@ async function main() {
   execFileSync('podman', ['kill', '--signal', 'TERM', container], { stdio: 'ignore', timeout: 30_000 });
   console.log('SIGTERM sent with a login request in flight');
 
-  // The listening socket closes first: wait (bounded) until a new connection is refused.
+  // First /readyz answers 503 while requests are still served (SHUTDOWN_READINESS_DELAY_MS), then the
+  // listening socket closes: wait (bounded) until a new connection is refused, noting the 503 on the way.
   let refused = false;
-  for (let attempt = 0; attempt < 40 && !refused; attempt += 1) {
+  let sawNotReady = false;
+  for (let attempt = 0; attempt < 100 && !refused; attempt += 1) {
     try {
-      await fetch(`${baseUrl}/healthz`, { signal: AbortSignal.timeout(1000) });
+      const probe = await fetch(`${baseUrl}/readyz`, { signal: AbortSignal.timeout(1000) });
+      if (probe.status === 503) sawNotReady = true;
       await sleep(100);
     } catch {
       refused = true;
     }
   }
-  if (!refused) throw new Error('new connections were still accepted 4 s after SIGTERM');
-  console.log('new connections refused after SIGTERM');
+  if (!refused) throw new Error('new connections were still accepted 10 s after SIGTERM');
+  if (!sawNotReady) throw new Error('/readyz never answered 503 between SIGTERM and the listener closing');
+  console.log('/readyz 503, then new connections refused after SIGTERM');
 
   request.end(body.slice(half));
   const status = await answered;

@@ -133,7 +133,8 @@ random_secret() { node -e "console.log(require('crypto').randomBytes(32).toStrin
 podman run -d --name "$container" --network host \
   -e PORT="$port" -e MONGODB_URI="$(cat "$ready")/container-check" \
   -e JWT_ACCESS_SECRET="$(random_secret)" -e JWT_REFRESH_SECRET="$(random_secret)" \
-  -e ADMIN_EMAILS="$admin" -e SHUTDOWN_GRACE_MS=15000 \
+  -e PUBLIC_URL="http://127.0.0.1:$port" -e ADMIN_EMAILS="$admin" \
+  -e SHUTDOWN_READINESS_DELAY_MS=2000 -e SHUTDOWN_GRACE_MS=15000 \
   "$IMAGE" > /dev/null 2>> "$LOGS/podman.log" || fail "podman run failed: $(tail -n 1 "$LOGS/podman.log")"
 base_url=http://127.0.0.1:$port
 
