@@ -52,7 +52,7 @@ describe('client mistakes answer 4xx in the spec\'s shape, never 500, and log no
   ])('a body that says Content-Encoding: %s and is not: 400 BadRequest', async (encoding, body) => {
     const { app, log } = appWithLog();
     const response = await expectDatabaseUnchanged(() =>
-      request(app).post('/api/v1/auth/login').set('Content-Type', 'application/json').set('Content-Encoding', encoding).serialize(raw).send(body),
+      agent(app).post('/auth/login').set('Content-Type', 'application/json').set('Content-Encoding', encoding).serialize(raw).send(body),
     );
     expectCleanRefusal(response, 400);
     expect(response.body.code).toBe('BadRequest');
@@ -83,7 +83,7 @@ describe('client mistakes answer 4xx in the spec\'s shape, never 500, and log no
   ])('a field nested 5,000 levels deep as %s: 400 ValidationError, its value echoed cut short', async (_kind, nested) => {
     const { app, log } = appWithLog();
     const body = `{"email":${nested(5000)},"password":"password123"}`;
-    const response = await request(app).post('/api/v1/auth/login').set('Content-Type', 'application/json').send(body);
+    const response = await agent(app).post('/auth/login').set('Content-Type', 'application/json').send(body);
     expectCleanRefusal(response, 400);
     expect(response.body.errors.email).toMatchObject({ path: 'email', location: 'body' });
     expect(response.body.errors.email.value.length).toBeLessThanOrEqual(ECHO_LIMITS.characters + 1);
@@ -168,13 +168,13 @@ describe('public URLs come from the configuration only', () => {
       BCRYPT_COST: '10',
       TRUST_PROXY: 'true',
     });
-    const response = await request(production.app).get('/api/v1/').set('Host', 'evil.example').set('X-Forwarded-Host', 'evil.example');
+    const response = await agent(production.app).get('/').set('Host', 'evil.example').set('X-Forwarded-Host', 'evil.example');
     expect(response.body.docs).toBe('https://blog.example.com/api/v1/docs');
   });
 
   it('builds it on http://localhost:<PORT> outside production without PUBLIC_URL', async () => {
     const other = ctx.buildApp({ PORT: '8123' });
-    const response = await request(other.app).get('/api/v1/').set('Host', 'evil.example');
+    const response = await agent(other.app).get('/').set('Host', 'evil.example');
     expect(response.body.docs).toBe('http://localhost:8123/api/v1/docs');
   });
 });

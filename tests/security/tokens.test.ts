@@ -151,8 +151,8 @@ describe('in production', () => {
       BCRYPT_COST: '10',
       LOG_LEVEL: 'silent',
     });
-    const response = await request(production.app)
-      .post('/api/v1/auth/register')
+    const response = await agent(production.app)
+      .post('/auth/register')
       .send({ email: 'prod.user@example.com', password: 'password123' });
     expect(response.status).toBe(201);
     expect(([] as string[]).concat(response.headers['set-cookie'])[0]).toMatch(/; Secure/);
