@@ -10,7 +10,7 @@ import request from 'supertest';
 import { createBlog } from './helpers/blogs';
 import { createTestContext, type TestContext } from './helpers/test-app';
 import { agent } from './helpers/agent';
-import { bearer, registerAdmin, registerUser, type SignedInUser } from './helpers/users';
+import { registerAdmin, registerUser, type SignedInUser } from './helpers/users';
 
 let ctx: TestContext;
 let admin: SignedInUser;

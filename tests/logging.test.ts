@@ -1,4 +1,3 @@
-import request from 'supertest';
 import { UserModel } from '../src/models/user.model';
 import { captureLog, settle, type CapturedLog } from './helpers/log-capture';
 import { createTestContext, type TestContext } from './helpers/test-app';

@@ -1,4 +1,3 @@
-import request from 'supertest';
 import { createTestContext, type TestContext } from './helpers/test-app';
 import { agent } from './helpers/agent';
 

@@ -2,7 +2,6 @@
  * Unknown fields in request bodies are refused with 400 ValidationError naming each of them, so a client's
  * mistake (firstName for first_name, a read-only role) surfaces at once instead of a 200 that changed nothing.
  */
-import request from 'supertest';
 import { buildOpenApiDocument } from '../src/openapi/document';
 import type { JsonSchema } from '../src/openapi/types';
 import { createBlog } from './helpers/blogs';

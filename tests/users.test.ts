@@ -1,6 +1,6 @@
 import { createTestContext, type TestContext } from './helpers/test-app';
 import { agent } from './helpers/agent';
-import { bearer, registerAdmin, registerUser, type SignedInUser } from './helpers/users';
+import { registerAdmin, registerUser, type SignedInUser } from './helpers/users';
 
 let ctx: TestContext;
 let admin: SignedInUser;

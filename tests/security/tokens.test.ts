@@ -1,5 +1,4 @@
 import jwt from 'jsonwebtoken';
-import request from 'supertest';
 import { SessionModel } from '../../src/models/session.model';
 import { createTestContext, type TestContext } from '../helpers/test-app';
 import { agent } from '../helpers/agent';
