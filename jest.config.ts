@@ -1,18 +1,37 @@
 import type { Config } from 'jest';
 
-// Test files run in parallel, each on a database of its own (see tests/helpers/test-app.ts);
-// one database server for the whole run is started in tests/global-setup.ts.
-const config: Config = {
+// Two projects, one database server for both (tests/global-setup.ts; each test file uses a database of its own,
+// see tests/helpers/test-app.ts):
+// - app: the real app in process, through supertest; `npm run test:fast` runs only these, for quick local loops.
+// - processes: tests that start real processes (the server, the CLI, redis-server, a code generator) for what only a
+//   process has: signals, shutdown, start-up failures, several instances side by side. `npm test` (and so CI) runs both.
+const PROCESS_TESTS = [
+  '<rootDir>/tests/graceful-shutdown.test.ts',
+  '<rootDir>/tests/scale-out.test.ts',
+  '<rootDir>/tests/database-outage.test.ts',
+  '<rootDir>/tests/startup.test.ts',
+  '<rootDir>/tests/make-admin.test.ts',
+  '<rootDir>/tests/typed-client.test.ts',
+];
+
+const shared = {
   testEnvironment: 'node',
   roots: ['<rootDir>/tests'],
-  testMatch: ['**/*.test.ts'],
+  // Transpile only (tsconfig.json has isolatedModules): `npm run typecheck` checks the types, tests and all.
   transform: { '^.+\\.ts$': ['ts-jest', { tsconfig: 'tsconfig.json' }] },
   globalSetup: '<rootDir>/tests/global-setup.ts',
   globalTeardown: '<rootDir>/tests/global-teardown.ts',
   // Every response of the real app is checked against the OpenAPI document (tests/helpers/contract.ts).
   setupFilesAfterEnv: ['<rootDir>/tests/helpers/contract-setup.ts'],
+} satisfies Config;
+
+const config: Config = {
+  projects: [
+    { ...shared, displayName: 'app', testMatch: ['<rootDir>/tests/**/*.test.ts'], testPathIgnorePatterns: PROCESS_TESTS },
+    { ...shared, displayName: 'processes', testMatch: PROCESS_TESTS },
+  ],
   testTimeout: 30_000,
-  maxWorkers: process.env.JEST_MAX_WORKERS ?? '50%',
+  maxWorkers: process.env.JEST_MAX_WORKERS ?? 2,
 };
 
 export default config;

@@ -12,7 +12,8 @@ import { CommentModel } from '../src/models/comment.model';
 import { LikeModel } from '../src/models/like.model';
 import { createBlog } from './helpers/blogs';
 import { createTestContext, type TestContext } from './helpers/test-app';
-import { bearer, registerAdmin, registerUser, type SignedInUser } from './helpers/users';
+import { agent } from './helpers/agent';
+import { registerAdmin, registerUser, type SignedInUser } from './helpers/users';
 
 // Enough whitelisted admins for one admin to delete others in several tests.
 const ADMIN_EMAILS = ['admin@example.com', 'author.one@example.com', 'author.two@example.com', 'author.three@example.com'];
@@ -25,12 +26,12 @@ beforeAll(async () => {
 });
 afterAll(() => ctx.close());
 
-const api = () => request(ctx.app);
+const api = agent(() => ctx.app);
 type Blog = { _id: string; slug: string; banner?: unknown };
 
-const like = (user: SignedInUser, blog: Blog) => api().post(`/api/v1/likes/blog/${blog._id}`).set(bearer(user)).expect(200);
+const like = (user: SignedInUser, blog: Blog) => api.as(user).post(`/likes/blog/${blog._id}`).expect(200);
 const comment = (user: SignedInUser, blog: Blog, content = 'A comment') =>
-  api().post(`/api/v1/comments/blog/${blog._id}`).set(bearer(user)).send({ content }).expect(201);
+  api.as(user).post(`/comments/blog/${blog._id}`).send({ content }).expect(201);
 
 /** The counters as stored, next to the records they count. */
 async function countsOf(blog: Blog) {
@@ -71,7 +72,7 @@ describe('a regular user deleting their own account', () => {
     expect(await countsOf(second)).toEqual({ likesCount: 1, likes: 1, commentsCount: 3, comments: 3 });
 
     // Act
-    const response = await api().delete('/api/v1/users/current').set(bearer(leaving));
+    const response = await api.as(leaving).delete('/users/current');
 
     // Assert
     expect(response.status).toBe(204);
@@ -81,12 +82,12 @@ describe('a regular user deleting their own account', () => {
     expect(await countsOf(first)).toEqual({ likesCount: 2, likes: 2, commentsCount: 1, comments: 1 });
     expect(await countsOf(second)).toEqual({ likesCount: 0, likes: 0, commentsCount: 2, comments: 2 });
 
-    const firstAsReader = await api().get(`/api/v1/blogs/${first.slug}`).set(bearer(staying)).expect(200);
+    const firstAsReader = await api.as(staying).get(`/blogs/${first.slug}`).expect(200);
     expect(firstAsReader.body.blog).toMatchObject({ likesCount: 2, commentsCount: 1, likedByMe: true });
-    const firstComments = await api().get(`/api/v1/comments/blog/${first._id}`).set(bearer(staying)).expect(200);
+    const firstComments = await api.as(staying).get(`/comments/blog/${first._id}`).expect(200);
     expect(firstComments.body.total).toBe(1);
     expect(firstComments.body.comments.map((c: { content: string }) => c.content)).toEqual(['staying 1']);
-    const secondComments = await api().get(`/api/v1/comments/blog/${second._id}`).set(bearer(staying)).expect(200);
+    const secondComments = await api.as(staying).get(`/comments/blog/${second._id}`).expect(200);
     expect(secondComments.body.comments.map((c: { content: string }) => c.content).sort()).toEqual(['admin 1', 'staying 2']);
   });
 
@@ -96,9 +97,9 @@ describe('a regular user deleting their own account', () => {
     await like(leaving, blog);
     await comment(leaving, blog);
 
-    await api().delete('/api/v1/users/current').set(bearer(leaving)).expect(204);
+    await api.as(leaving).delete('/users/current').expect(204);
 
-    expect((await api().get(`/api/v1/blogs/${blog.slug}`).set(bearer(admin))).status).toBe(200);
+    expect((await api.as(admin).get(`/blogs/${blog.slug}`)).status).toBe(200);
     expect(existsSync(bannerFileOf(blog))).toBe(true);
   });
 });
@@ -127,13 +128,13 @@ describe('an admin deleting another admin who wrote blogs', () => {
     for (const blog of [...doomedBlogs, kept]) expect(existsSync(bannerFileOf(blog))).toBe(true);
 
     // Act
-    const response = await api().delete(`/api/v1/users/${doomed.user._id}`).set(bearer(admin));
+    const response = await api.as(admin).delete(`/users/${doomed.user._id}`);
 
     // Assert
     expect(response.status).toBe(204);
     expect(response.text).toBe('');
     for (const blog of doomedBlogs) {
-      const bySlug = await api().get(`/api/v1/blogs/${blog.slug}`).set(bearer(admin));
+      const bySlug = await api.as(admin).get(`/blogs/${blog.slug}`);
       expect(bySlug.status).toBe(404);
       expect(bySlug.body.code).toBe('NotFound');
       expect(await BlogModel.exists({ _id: blog._id })).toBeNull();
@@ -141,12 +142,12 @@ describe('an admin deleting another admin who wrote blogs', () => {
       expect(await CommentModel.countDocuments({ blog: blog._id })).toBe(0);
       expect(existsSync(bannerFileOf(blog))).toBe(false);
     }
-    const ofAuthor = await api().get(`/api/v1/blogs/user/${doomed.user._id}`).set(bearer(admin));
+    const ofAuthor = await api.as(admin).get(`/blogs/user/${doomed.user._id}`);
     expect(ofAuthor.body).toMatchObject({ total: 0, blogs: [] });
 
     expect(existsSync(bannerFileOf(kept))).toBe(true);
     expect(await countsOf(kept)).toEqual({ likesCount: 1, likes: 1, commentsCount: 1, comments: 1 });
-    const keptComments = await api().get(`/api/v1/comments/blog/${kept._id}`).set(bearer(reader)).expect(200);
+    const keptComments = await api.as(reader).get(`/comments/blog/${kept._id}`).expect(200);
     expect(keptComments.body.comments.map((c: { content: string }) => c.content)).toEqual(['reader on kept']);
     expect(await LikeModel.countDocuments({ user: doomed.user._id })).toBe(0);
     expect(await CommentModel.countDocuments({ author: doomed.user._id })).toBe(0);
@@ -162,9 +163,9 @@ describe('an admin deleting another admin who wrote blogs', () => {
     await comment(reader, theirs);
     await comment(reader, kept);
 
-    await api().delete(`/api/v1/users/${doomed.user._id}`).set(bearer(admin)).expect(204);
+    await api.as(admin).delete(`/users/${doomed.user._id}`).expect(204);
 
-    expect((await api().get('/api/v1/users/current').set(bearer(reader))).status).toBe(200);
+    expect((await api.as(reader).get('/users/current')).status).toBe(200);
     expect(await LikeModel.countDocuments({ user: reader.user._id })).toBe(1);
     expect(await CommentModel.countDocuments({ author: reader.user._id })).toBe(1);
     expect(await countsOf(kept)).toEqual({ likesCount: 1, likes: 1, commentsCount: 1, comments: 1 });
@@ -177,9 +178,9 @@ describe('an admin deleting another admin who wrote blogs', () => {
     await like(reader, blog);
     await comment(reader, blog);
 
-    await api().delete('/api/v1/users/current').set(bearer(leaving)).expect(204);
+    await api.as(leaving).delete('/users/current').expect(204);
 
-    expect((await api().get(`/api/v1/blogs/${blog.slug}`).set(bearer(admin))).status).toBe(404);
+    expect((await api.as(admin).get(`/blogs/${blog.slug}`)).status).toBe(404);
     expect(await LikeModel.countDocuments({ blog: blog._id })).toBe(0);
     expect(await CommentModel.countDocuments({ blog: blog._id })).toBe(0);
     expect(existsSync(bannerFileOf(blog))).toBe(false);
@@ -211,7 +212,7 @@ describe('an account deleted while one of its requests is under way', () => {
 
     const pending = send().then((response) => response);
     await atInsert;
-    const deletion = await api().delete('/api/v1/users/current').set(bearer(leaving));
+    const deletion = await api.as(leaving).delete('/users/current');
     releaseInsert();
     return { deletion, late: await pending };
   }
@@ -221,7 +222,7 @@ describe('an account deleted while one of its requests is under way', () => {
     const leaving = await registerUser(ctx.app);
 
     const { deletion, late } = await deleteAccountDuring(LikeModel, leaving, () =>
-      api().post(`/api/v1/likes/blog/${blog._id}`).set(bearer(leaving)),
+      api.as(leaving).post(`/likes/blog/${blog._id}`),
     );
 
     expect(deletion.status).toBe(204);
@@ -235,7 +236,7 @@ describe('an account deleted while one of its requests is under way', () => {
     const leaving = await registerUser(ctx.app);
 
     const { deletion, late } = await deleteAccountDuring(CommentModel, leaving, () =>
-      api().post(`/api/v1/comments/blog/${blog._id}`).set(bearer(leaving)).send({ content: 'last words' }),
+      api.as(leaving).post(`/comments/blog/${blog._id}`).send({ content: 'last words' }),
     );
 
     expect(deletion.status).toBe(204);
@@ -251,15 +252,15 @@ describe("a deleted user's tokens", () => {
     const leaving = await registerUser(ctx.app);
     await like(leaving, blog);
 
-    await api().delete('/api/v1/users/current').set(bearer(leaving)).expect(204);
+    await api.as(leaving).delete('/users/current').expect(204);
 
     const attempts = await Promise.all([
-      api().get('/api/v1/users/current').set(bearer(leaving)),
-      api().get('/api/v1/blogs/').set(bearer(leaving)),
-      api().post(`/api/v1/likes/blog/${blog._id}`).set(bearer(leaving)),
-      api().post(`/api/v1/comments/blog/${blog._id}`).set(bearer(leaving)).send({ content: 'ghost' }),
-      api().delete('/api/v1/users/current').set(bearer(leaving)),
-      api().post('/api/v1/auth/refresh-token').set('Cookie', leaving.refreshCookie),
+      api.as(leaving).get('/users/current'),
+      api.as(leaving).get('/blogs/'),
+      api.as(leaving).post(`/likes/blog/${blog._id}`),
+      api.as(leaving).post(`/comments/blog/${blog._id}`).send({ content: 'ghost' }),
+      api.as(leaving).delete('/users/current'),
+      api.post('/auth/refresh-token').set('Cookie', leaving.refreshCookie),
     ]);
     expect(attempts.map((attempt) => attempt.status)).toEqual([401, 401, 401, 401, 401, 401]);
     expect(attempts[0].body.code).toBe('AuthenticationError');
@@ -270,11 +271,11 @@ describe("a deleted user's tokens", () => {
     const victim = await registerUser(ctx.app);
     const blog = await createBlog(ctx.app, admin, { status: 'published' });
 
-    await api().delete(`/api/v1/users/${victim.user._id}`).set(bearer(admin)).expect(204);
+    await api.as(admin).delete(`/users/${victim.user._id}`).expect(204);
 
-    expect((await api().get('/api/v1/users/current').set(bearer(victim))).status).toBe(401);
-    expect((await api().post(`/api/v1/comments/blog/${blog._id}`).set(bearer(victim)).send({ content: 'ghost' })).status).toBe(401);
-    expect((await api().post('/api/v1/auth/refresh-token').set('Cookie', victim.refreshCookie)).status).toBe(401);
+    expect((await api.as(victim).get('/users/current')).status).toBe(401);
+    expect((await api.as(victim).post(`/comments/blog/${blog._id}`).send({ content: 'ghost' })).status).toBe(401);
+    expect((await api.post('/auth/refresh-token').set('Cookie', victim.refreshCookie)).status).toBe(401);
     expect(await CommentModel.countDocuments({ blog: blog._id })).toBe(0);
   });
 });

@@ -1,15 +1,17 @@
 import request from 'supertest';
 import { createTestContext, type TestContext } from './helpers/test-app';
-import { bearer, refreshCookieOf, registerUser, uniqueEmail } from './helpers/users';
+import { agent } from './helpers/agent';
+import { refreshCookieOf, registerUser, uniqueEmail } from './helpers/users';
 
 let ctx: TestContext;
+const api = agent(() => ctx.app);
 beforeAll(async () => {
   ctx = await createTestContext();
 });
 afterAll(() => ctx.close());
 
-const register = (body: unknown) => request(ctx.app).post('/api/v1/auth/register').send(body as object);
-const login = (body: unknown) => request(ctx.app).post('/api/v1/auth/login').send(body as object);
+const register = (body: unknown) => api.post('/auth/register').send(body as object);
+const login = (body: unknown) => api.post('/auth/login').send(body as object);
 
 describe('POST /auth/register', () => {
   it('answers 201 with accessToken and the user, and sets the refresh cookie', async () => {
@@ -215,22 +217,22 @@ describe('POST /auth/login', () => {
 describe('POST /auth/refresh-token', () => {
   it('answers 200 with a new access token that works', async () => {
     const { refreshCookie } = await registerUser(ctx.app);
-    const response = await request(ctx.app).post('/api/v1/auth/refresh-token').set('Cookie', refreshCookie);
+    const response = await api.post('/auth/refresh-token').set('Cookie', refreshCookie);
 
     expect(response.status).toBe(200);
     expect(Object.keys(response.body)).toEqual(['accessToken']);
-    const me = await request(ctx.app).get('/api/v1/users/current').set('Authorization', `Bearer ${response.body.accessToken}`);
+    const me = await api.as(response.body.accessToken).get('/users/current');
     expect(me.status).toBe(200);
   });
 
   it('answers 401 without the cookie', async () => {
-    const response = await request(ctx.app).post('/api/v1/auth/refresh-token');
+    const response = await api.post('/auth/refresh-token');
     expect(response.status).toBe(401);
     expect(response.body).toEqual({ code: 'AuthenticationError', message: expect.any(String) });
   });
 
   it('answers 400 ValidationError when the cookie is not a JWT', async () => {
-    const response = await request(ctx.app).post('/api/v1/auth/refresh-token').set('Cookie', 'refreshToken=not-a-jwt');
+    const response = await api.post('/auth/refresh-token').set('Cookie', 'refreshToken=not-a-jwt');
     expect(response.status).toBe(400);
     expect(response.body.code).toBe('ValidationError');
     expect(response.body.errors.refreshToken).toMatchObject({ location: 'cookies', path: 'refreshToken', value: '' });
@@ -238,14 +240,14 @@ describe('POST /auth/refresh-token', () => {
 
   it('refuses an access token presented as the refresh token with 401', async () => {
     const { accessToken } = await registerUser(ctx.app);
-    const response = await request(ctx.app).post('/api/v1/auth/refresh-token').set('Cookie', `refreshToken=${accessToken}`);
+    const response = await api.post('/auth/refresh-token').set('Cookie', `refreshToken=${accessToken}`);
     expect(response.status).toBe(401);
   });
 
   it('answers 401 after logout with the old cookie', async () => {
     const signedIn = await registerUser(ctx.app);
-    await request(ctx.app).post('/api/v1/auth/logout').set(bearer(signedIn)).set('Cookie', signedIn.refreshCookie).expect(200);
-    const response = await request(ctx.app).post('/api/v1/auth/refresh-token').set('Cookie', signedIn.refreshCookie);
+    await api.as(signedIn).post('/auth/logout').set('Cookie', signedIn.refreshCookie).expect(200);
+    const response = await api.post('/auth/refresh-token').set('Cookie', signedIn.refreshCookie);
     expect(response.status).toBe(401);
   });
 });
@@ -253,7 +255,7 @@ describe('POST /auth/refresh-token', () => {
 describe('POST /auth/logout', () => {
   it('answers 200 with a message, clears the cookie and ends the session', async () => {
     const signedIn = await registerUser(ctx.app);
-    const response = await request(ctx.app).post('/api/v1/auth/logout').set(bearer(signedIn)).set('Cookie', signedIn.refreshCookie);
+    const response = await api.as(signedIn).post('/auth/logout').set('Cookie', signedIn.refreshCookie);
 
     expect(response.status).toBe(200);
     expect(response.body).toEqual({ message: expect.any(String) });
@@ -263,35 +265,35 @@ describe('POST /auth/logout', () => {
     expect(cleared).toMatch(/Expires=Thu, 01 Jan 1970/);
 
     // the access token of the closed session stops working at once
-    const me = await request(ctx.app).get('/api/v1/users/current').set(bearer(signedIn));
+    const me = await api.as(signedIn).get('/users/current');
     expect(me.status).toBe(401);
   });
 
   it('ends only that session: another login of the same user keeps working', async () => {
     const first = await registerUser(ctx.app);
     const second = await login({ email: first.user.email, password: first.password });
-    await request(ctx.app).post('/api/v1/auth/logout').set(bearer(first)).set('Cookie', first.refreshCookie).expect(200);
+    await api.as(first).post('/auth/logout').set('Cookie', first.refreshCookie).expect(200);
 
-    const me = await request(ctx.app).get('/api/v1/users/current').set('Authorization', `Bearer ${second.body.accessToken}`);
+    const me = await api.as(second.body.accessToken).get('/users/current');
     expect(me.status).toBe(200);
   });
 
   it('answers 401 without an access token', async () => {
     const signedIn = await registerUser(ctx.app);
-    const response = await request(ctx.app).post('/api/v1/auth/logout').set('Cookie', signedIn.refreshCookie);
+    const response = await api.post('/auth/logout').set('Cookie', signedIn.refreshCookie);
     expect(response.status).toBe(401);
     expect(response.body.code).toBe('AuthenticationError');
   });
 
   it('answers 401 without the refresh cookie', async () => {
     const signedIn = await registerUser(ctx.app);
-    const response = await request(ctx.app).post('/api/v1/auth/logout').set(bearer(signedIn));
+    const response = await api.as(signedIn).post('/auth/logout');
     expect(response.status).toBe(401);
   });
 
   it('answers 400 ValidationError when the refresh cookie is not a JWT', async () => {
     const signedIn = await registerUser(ctx.app);
-    const response = await request(ctx.app).post('/api/v1/auth/logout').set(bearer(signedIn)).set('Cookie', 'refreshToken=garbage');
+    const response = await api.as(signedIn).post('/auth/logout').set('Cookie', 'refreshToken=garbage');
     expect(response.status).toBe(400);
     expect(response.body.code).toBe('ValidationError');
   });
@@ -299,10 +301,10 @@ describe('POST /auth/logout', () => {
   it("answers 401 for another user's refresh cookie and leaves that session alone", async () => {
     const alice = await registerUser(ctx.app);
     const bob = await registerUser(ctx.app);
-    const response = await request(ctx.app).post('/api/v1/auth/logout').set(bearer(alice)).set('Cookie', bob.refreshCookie);
+    const response = await api.as(alice).post('/auth/logout').set('Cookie', bob.refreshCookie);
     expect(response.status).toBe(401);
 
-    const refresh = await request(ctx.app).post('/api/v1/auth/refresh-token').set('Cookie', bob.refreshCookie);
+    const refresh = await api.post('/auth/refresh-token').set('Cookie', bob.refreshCookie);
     expect(refresh.status).toBe(200);
   });
 });

@@ -6,7 +6,8 @@ import { BlogModel } from '../src/models/blog.model';
 import { createBlog, postBlog } from './helpers/blogs';
 import { makeImage } from './helpers/images';
 import { createTestContext, type TestContext } from './helpers/test-app';
-import { bearer, registerAdmin, registerUser, type SignedInUser } from './helpers/users';
+import { agent } from './helpers/agent';
+import { registerAdmin, registerUser, type SignedInUser } from './helpers/users';
 
 let ctx: TestContext;
 let admin: SignedInUser;
@@ -18,7 +19,7 @@ beforeAll(async () => {
 });
 afterAll(() => ctx.close());
 
-const api = () => request(ctx.app);
+const api = agent(() => ctx.app);
 const UNKNOWN_ID = '5f0000000000000000000000';
 const bannerFiles = () => readdirSync(path.join(ctx.uploadsDir, 'banners'));
 const fileOf = (url: string) => path.join(ctx.uploadsDir, 'banners', path.basename(new URL(url).pathname));
@@ -54,7 +55,7 @@ describe('POST /blogs/', () => {
     });
     expect(Object.keys(blog.banner)).toEqual(['url', 'width', 'height']);
 
-    const served = await api().get(new URL(blog.banner.url).pathname);
+    const served = await request(ctx.app).get(new URL(blog.banner.url).pathname); // the uploads folder, outside the API
     expect(served.status).toBe(200);
     expect(served.headers['content-type']).toBe(mimeType);
     // what is served is the picture re-encoded in the same format (security: no metadata, no trailing bytes)
@@ -136,19 +137,18 @@ describe('POST /blogs/', () => {
     });
 
     it('a missing banner', async () => {
-      const response = await api().post('/api/v1/blogs/').set(bearer(admin)).field('title', 'No banner').field('content', '<p>x</p>');
+      const response = await api.as(admin).post('/blogs/').field('title', 'No banner').field('content', '<p>x</p>');
       expectFieldError(response, 'banner_image');
     });
 
     it('a JSON body instead of a form', async () => {
-      const response = await api().post('/api/v1/blogs/').set(bearer(admin)).send({ title: 'JSON', content: '<p>x</p>' });
+      const response = await api.as(admin).post('/blogs/').send({ title: 'JSON', content: '<p>x</p>' });
       expectFieldError(response, 'banner_image');
     });
 
     it('a file in another field', async () => {
-      const response = await api()
-        .post('/api/v1/blogs/')
-        .set(bearer(admin))
+      const response = await api.as(admin)
+        .post('/blogs/')
         .field('title', 'Wrong field')
         .field('content', '<p>x</p>')
         .attach('image', await makeImage('png'), 'b.png');
@@ -160,15 +160,14 @@ describe('POST /blogs/', () => {
       ['empty', '   '],
       ['181 characters', 'x'.repeat(181)],
     ])('a title %s', async (_label, title) => {
-      const req = api().post('/api/v1/blogs/').set(bearer(admin)).field('content', '<p>x</p>');
+      const req = api.as(admin).post('/blogs/').field('content', '<p>x</p>');
       if (title !== undefined) req.field('title', title);
       expectFieldError(await req.attach('banner_image', await makeImage('png'), 'b.png'), 'title');
     });
 
     it('a repeated title (an array, not a string)', async () => {
-      const response = await api()
-        .post('/api/v1/blogs/')
-        .set(bearer(admin))
+      const response = await api.as(admin)
+        .post('/blogs/')
         .field('title', 'one')
         .field('title', 'two')
         .field('content', '<p>x</p>')
@@ -177,9 +176,8 @@ describe('POST /blogs/', () => {
     });
 
     it('an operator object as the title', async () => {
-      const response = await api()
-        .post('/api/v1/blogs/')
-        .set(bearer(admin))
+      const response = await api.as(admin)
+        .post('/blogs/')
         .field('title[$gt]', '')
         .field('content', '<p>x</p>')
         .attach('banner_image', await makeImage('png'), 'b.png');
@@ -190,7 +188,7 @@ describe('POST /blogs/', () => {
       const { app } = ctx.buildApp({ BLOG_CONTENT_MAX_LENGTH: '50' });
       expectFieldError(await postBlog(app, admin, { content: 'x'.repeat(51) }), 'content');
       expectFieldError(await postBlog(ctx.app, admin, { content: '<script>alert(1)</script>' }), 'content');
-      const missing = await api().post('/api/v1/blogs/').set(bearer(admin)).field('title', 't').attach('banner_image', await makeImage('png'), 'b.png');
+      const missing = await api.as(admin).post('/blogs/').field('title', 't').attach('banner_image', await makeImage('png'), 'b.png');
       expectFieldError(missing, 'content');
     });
 
@@ -199,9 +197,8 @@ describe('POST /blogs/', () => {
     });
 
     it('several mistakes at once, each under its field', async () => {
-      const response = await api()
-        .post('/api/v1/blogs/')
-        .set(bearer(admin))
+      const response = await api.as(admin)
+        .post('/blogs/')
         .field('status', 'nope')
         .attach('banner_image', Buffer.from('text'), 'b.png');
       expect(response.status).toBe(400);
@@ -237,9 +234,8 @@ describe('POST /blogs/', () => {
   });
 
   it('refuses a malformed multipart body with 400', async () => {
-    const response = await api()
-      .post('/api/v1/blogs/')
-      .set(bearer(admin))
+    const response = await api.as(admin)
+      .post('/blogs/')
       .set('Content-Type', 'multipart/form-data; boundary=xyz')
       .send('--xyz\r\nContent-Disposition: form-data; name="title"\r\n\r\nunterminated');
     expect(response.status).toBe(400);
@@ -247,7 +243,7 @@ describe('POST /blogs/', () => {
   });
 
   it('answers 401 without a token and 403 AuthorizationError for a regular user, before reading the upload', async () => {
-    const anonymous = await api().post('/api/v1/blogs/').field('title', 'x');
+    const anonymous = await api.post('/blogs/').field('title', 'x');
     expect(anonymous.status).toBe(401);
     expect(anonymous.body.code).toBe('AuthenticationError');
 
@@ -270,7 +266,7 @@ describe('reading blogs', () => {
 
   describe('GET /blogs/', () => {
     it('gives regular users only published blogs, newest first, with the defaults echoed', async () => {
-      const response = await api().get('/api/v1/blogs/').set(bearer(reader));
+      const response = await api.as(reader).get('/blogs/');
 
       expect(response.status).toBe(200);
       expect(Object.keys(response.body)).toEqual(['limit', 'offset', 'total', 'blogs']);
@@ -284,14 +280,14 @@ describe('reading blogs', () => {
     });
 
     it('gives admins every blog, drafts included', async () => {
-      const response = await api().get('/api/v1/blogs/').set(bearer(admin)).query({ limit: 50 });
+      const response = await api.as(admin).get('/blogs/').query({ limit: 50 });
       expect(response.body.total).toBe(await BlogModel.countDocuments());
       expect(response.body.blogs.map((blog: { slug: string }) => blog.slug)).toContain(draft.slug);
     });
 
     it('shows authors without their email to regular users, and with it to admins', async () => {
-      const asReader = await api().get('/api/v1/blogs/').set(bearer(reader));
-      const asAdmin = await api().get('/api/v1/blogs/').set(bearer(admin));
+      const asReader = await api.as(reader).get('/blogs/');
+      const asAdmin = await api.as(admin).get('/blogs/');
       expect(asReader.body.blogs[0].author).not.toHaveProperty('email');
       expect(asReader.body.blogs[0].author).toMatchObject({ _id: author.user._id, username: author.user.username });
       expect(asAdmin.body.blogs[0].author.email).toBe('second@example.com');
@@ -299,12 +295,16 @@ describe('reading blogs', () => {
     });
 
     it('pages with limit and offset', async () => {
-      const all = (await api().get('/api/v1/blogs/').set(bearer(reader)).query({ limit: 50 })).body.blogs;
-      const page = await api().get('/api/v1/blogs/').set(bearer(reader)).query({ limit: 2, offset: 1 });
+      const all = (await api.as(reader).get('/blogs/').query({ limit: 50 })).body.blogs;
+
+      const page = await api.as(reader).get('/blogs/').query({ limit: 2, offset: 1 });
 
       expect(page.body).toMatchObject({ limit: 2, offset: 1, total: all.length });
       expect(page.body.blogs.map((blog: { _id: string }) => blog._id)).toEqual(all.slice(1, 3).map((blog: { _id: string }) => blog._id));
-      const beyond = await api().get('/api/v1/blogs/').set(bearer(reader)).query({ offset: 10_000 });
+    });
+
+    it('answers an empty page beyond the last blog', async () => {
+      const beyond = await api.as(reader).get('/blogs/').query({ offset: 10_000 });
       expect(beyond.body).toMatchObject({ offset: 10_000, blogs: [] });
     });
 
@@ -316,49 +316,58 @@ describe('reading blogs', () => {
       ['offset', '-1'],
       ['offset', 'x'],
     ])('refuses %s=%s with 400 ValidationError', async (name, value) => {
-      const response = await api().get('/api/v1/blogs/').set(bearer(reader)).query({ [name]: value });
+      const response = await api.as(reader).get('/blogs/').query({ [name]: value });
       expect(response.status).toBe(400);
       expect(response.body.errors[name]).toMatchObject({ path: name, location: 'query', value });
     });
 
     it('refuses a repeated limit', async () => {
-      const response = await api().get('/api/v1/blogs/?limit=1&limit=2').set(bearer(reader));
+      const response = await api.as(reader).get('/blogs/?limit=1&limit=2');
       expect(response.status).toBe(400);
     });
 
     it('answers 401 without a token', async () => {
-      expect((await api().get('/api/v1/blogs/')).status).toBe(401);
+      expect((await api.get('/blogs/')).status).toBe(401);
     });
   });
 
   describe('GET /blogs/user/{userId}', () => {
     it("lists one author's published blogs for regular users, newest first", async () => {
-      const response = await api().get(`/api/v1/blogs/user/${author.user._id}`).set(bearer(reader));
+      const response = await api.as(reader).get(`/blogs/user/${author.user._id}`);
       expect(response.status).toBe(200);
       expect(response.body).toMatchObject({ limit: 20, offset: 0, total: 3 });
       expect(response.body.blogs.map((blog: { slug: string }) => blog.slug)).toEqual(published.map((blog) => blog.slug).reverse());
     });
 
     it("lists the author's drafts too for admins", async () => {
-      const response = await api().get(`/api/v1/blogs/user/${author.user._id}`).set(bearer(admin));
+      const response = await api.as(admin).get(`/blogs/user/${author.user._id}`);
       expect(response.body.total).toBe(4);
       expect(response.body.blogs[0].slug).toBe(draft.slug);
     });
 
-    it('answers an empty page for a user without blogs, 400 for a malformed id, 400 for bad paging', async () => {
-      expect((await api().get(`/api/v1/blogs/user/${UNKNOWN_ID}`).set(bearer(reader))).body).toEqual({ limit: 20, offset: 0, total: 0, blogs: [] });
-      const malformed = await api().get('/api/v1/blogs/user/not-an-id').set(bearer(reader));
+    it('answers an empty page for a user without blogs', async () => {
+      expect((await api.as(reader).get(`/blogs/user/${UNKNOWN_ID}`)).body).toEqual({ limit: 20, offset: 0, total: 0, blogs: [] });
+    });
+
+    it('answers 400 ValidationError on userId for a malformed id', async () => {
+      const malformed = await api.as(reader).get('/blogs/user/not-an-id');
       expect(malformed.status).toBe(400);
       expect(malformed.body.errors.userId).toMatchObject({ location: 'params' });
-      expect((await api().get(`/api/v1/blogs/user/${author.user._id}`).query({ limit: 51 }).set(bearer(reader))).status).toBe(400);
-      expect((await api().get(`/api/v1/blogs/user/${author.user._id}`)).status).toBe(401);
+    });
+
+    it('answers 400 for bad paging', async () => {
+      expect((await api.as(reader).get(`/blogs/user/${author.user._id}`).query({ limit: 51 })).status).toBe(400);
+    });
+
+    it('answers 401 without a token', async () => {
+      expect((await api.get(`/blogs/user/${author.user._id}`)).status).toBe(401);
     });
   });
 
   describe('GET /blogs/{slug}', () => {
     it('answers {blog} and counts each view of a published blog', async () => {
-      const first = await api().get(`/api/v1/blogs/${published[0].slug}`).set(bearer(reader));
-      const second = await api().get(`/api/v1/blogs/${published[0].slug}`).set(bearer(reader));
+      const first = await api.as(reader).get(`/blogs/${published[0].slug}`);
+      const second = await api.as(reader).get(`/blogs/${published[0].slug}`);
 
       expect(first.status).toBe(200);
       expect(Object.keys(first.body)).toEqual(['blog']);
@@ -370,20 +379,20 @@ describe('reading blogs', () => {
 
     it('counts concurrent views without losing any', async () => {
       const blog = await createBlog(ctx.app, author, { status: 'published' });
-      await Promise.all(Array.from({ length: 30 }, () => api().get(`/api/v1/blogs/${blog.slug}`).set(bearer(reader)).expect(200)));
+      await Promise.all(Array.from({ length: 30 }, () => api.as(reader).get(`/blogs/${blog.slug}`).expect(200)));
       expect((await BlogModel.findById(blog._id))!.viewsCount).toBe(30);
     });
 
     it('hides a draft from regular users with the same 404 as an unknown slug', async () => {
-      const hidden = await api().get(`/api/v1/blogs/${draft.slug}`).set(bearer(reader));
-      const unknown = await api().get('/api/v1/blogs/no-such-blog').set(bearer(reader));
+      const hidden = await api.as(reader).get(`/blogs/${draft.slug}`);
+      const unknown = await api.as(reader).get('/blogs/no-such-blog');
       expect(hidden.status).toBe(404);
       expect(hidden.body).toEqual({ code: 'NotFound', message: 'Blog not found' });
       expect(unknown.body).toEqual(hidden.body);
     });
 
     it('shows a draft to admins without counting a view', async () => {
-      const response = await api().get(`/api/v1/blogs/${draft.slug}`).set(bearer(admin));
+      const response = await api.as(admin).get(`/blogs/${draft.slug}`);
       expect(response.status).toBe(200);
       expect(response.body.blog).toMatchObject({ status: 'draft', viewsCount: 0 });
     });
@@ -393,9 +402,8 @@ describe('reading blogs', () => {
 describe('PUT /blogs/{blogId}', () => {
   it('changes title, content and status; the slug stays; the first publication sets publishedAt', async () => {
     const blog = await createBlog(ctx.app, admin, { title: 'Original title' });
-    const response = await api()
-      .put(`/api/v1/blogs/${blog._id}`)
-      .set(bearer(admin))
+    const response = await api.as(admin)
+      .put(`/blogs/${blog._id}`)
       .field('title', 'A better title')
       .field('content', '<p>New <script>x</script>text</p>')
       .field('status', 'published');
@@ -414,21 +422,20 @@ describe('PUT /blogs/{blogId}', () => {
 
   it('keeps the first publishedAt when a blog is unpublished and published again', async () => {
     const blog = await createBlog(ctx.app, admin, { status: 'published' });
-    await api().put(`/api/v1/blogs/${blog._id}`).set(bearer(admin)).field('status', 'draft').expect(200);
-    const again = await api().put(`/api/v1/blogs/${blog._id}`).set(bearer(admin)).field('status', 'published');
+    await api.as(admin).put(`/blogs/${blog._id}`).field('status', 'draft').expect(200);
+    const again = await api.as(admin).put(`/blogs/${blog._id}`).field('status', 'published');
     expect(again.body.blog.publishedAt).toBe(blog.publishedAt);
   });
 
   it('derives a new slug from the title when asked to', async () => {
     const blog = await createBlog(ctx.app, admin, { title: 'Before rename' });
-    const response = await api()
-      .put(`/api/v1/blogs/${blog._id}`)
-      .set(bearer(admin))
+    const response = await api.as(admin)
+      .put(`/blogs/${blog._id}`)
       .field('title', 'After rename')
       .field('regenerate_slug', 'true');
     expect(response.body.blog.slug).toBe('after-rename');
-    expect((await api().get('/api/v1/blogs/after-rename').set(bearer(admin))).status).toBe(200);
-    expect((await api().get('/api/v1/blogs/before-rename').set(bearer(admin))).status).toBe(404);
+    expect((await api.as(admin).get('/blogs/after-rename')).status).toBe(200);
+    expect((await api.as(admin).get('/blogs/before-rename')).status).toBe(404);
   });
 
   it('replaces the banner and deletes the old file', async () => {
@@ -436,9 +443,8 @@ describe('PUT /blogs/{blogId}', () => {
     const oldFile = fileOf((blog.banner as { url: string }).url);
     expect(existsSync(oldFile)).toBe(true);
 
-    const response = await api()
-      .put(`/api/v1/blogs/${blog._id}`)
-      .set(bearer(admin))
+    const response = await api.as(admin)
+      .put(`/blogs/${blog._id}`)
       .attach('banner_image', await makeImage('webp', 33, 22), 'new.webp');
 
     expect(response.status).toBe(200);
@@ -449,15 +455,15 @@ describe('PUT /blogs/{blogId}', () => {
 
   it('keeps the old banner when the new one is refused', async () => {
     const blog = await createBlog(ctx.app, admin);
-    const response = await api().put(`/api/v1/blogs/${blog._id}`).set(bearer(admin)).attach('banner_image', Buffer.from('nope'), 'x.png');
+    const response = await api.as(admin).put(`/blogs/${blog._id}`).attach('banner_image', Buffer.from('nope'), 'x.png');
     expect(response.status).toBe(400);
     expect(existsSync(fileOf((blog.banner as { url: string }).url))).toBe(true);
   });
 
   it('keeps the counters that changed meanwhile', async () => {
     const blog = await createBlog(ctx.app, admin, { status: 'published' });
-    await api().post(`/api/v1/likes/blog/${blog._id}`).set(bearer(reader)).expect(200);
-    const response = await api().put(`/api/v1/blogs/${blog._id}`).set(bearer(admin)).field('title', 'Edited after a like');
+    await api.as(reader).post(`/likes/blog/${blog._id}`).expect(200);
+    const response = await api.as(admin).put(`/blogs/${blog._id}`).field('title', 'Edited after a like');
     expect(response.body.blog.likesCount).toBe(1);
   });
 
@@ -468,34 +474,34 @@ describe('PUT /blogs/{blogId}', () => {
     ['content', '<script>only</script>'],
   ])('refuses an invalid %s with 400 ValidationError', async (field, value) => {
     const blog = await createBlog(ctx.app, admin);
-    const response = await api().put(`/api/v1/blogs/${blog._id}`).set(bearer(admin)).field(field, value);
+    const response = await api.as(admin).put(`/blogs/${blog._id}`).field(field, value);
     expect(response.status).toBe(400);
     expect(response.body.errors[field]).toMatchObject({ path: field, location: 'body' });
   });
 
   it('answers 404 for an unknown blog, 400 for a malformed id, 403 for regular users, 401 without a token', async () => {
-    expect((await api().put(`/api/v1/blogs/${UNKNOWN_ID}`).set(bearer(admin)).field('title', 'x')).status).toBe(404);
-    expect((await api().put('/api/v1/blogs/nope').set(bearer(admin)).field('title', 'x')).status).toBe(400);
+    expect((await api.as(admin).put(`/blogs/${UNKNOWN_ID}`).field('title', 'x')).status).toBe(404);
+    expect((await api.as(admin).put('/blogs/nope').field('title', 'x')).status).toBe(400);
     const blog = await createBlog(ctx.app, admin);
-    expect((await api().put(`/api/v1/blogs/${blog._id}`).set(bearer(reader)).field('title', 'x')).status).toBe(403);
-    expect((await api().put(`/api/v1/blogs/${blog._id}`).field('title', 'x')).status).toBe(401);
+    expect((await api.as(reader).put(`/blogs/${blog._id}`).field('title', 'x')).status).toBe(403);
+    expect((await api.put(`/blogs/${blog._id}`).field('title', 'x')).status).toBe(401);
   });
 });
 
 describe('DELETE /blogs/{blogId}', () => {
   it('answers 204 and removes the blog, its banner file, its comments and its likes', async () => {
     const blog = await createBlog(ctx.app, admin, { status: 'published' });
-    await api().post(`/api/v1/likes/blog/${blog._id}`).set(bearer(reader)).expect(200);
-    await api().post(`/api/v1/comments/blog/${blog._id}`).set(bearer(reader)).send({ content: 'First!' }).expect(201);
+    await api.as(reader).post(`/likes/blog/${blog._id}`).expect(200);
+    await api.as(reader).post(`/comments/blog/${blog._id}`).send({ content: 'First!' }).expect(201);
     const file = fileOf((blog.banner as { url: string }).url);
 
-    const response = await api().delete(`/api/v1/blogs/${blog._id}`).set(bearer(admin));
+    const response = await api.as(admin).delete(`/blogs/${blog._id}`);
 
     expect(response.status).toBe(204);
     expect(response.text).toBe('');
     expect(existsSync(file)).toBe(false);
-    expect((await api().get(`/api/v1/blogs/${blog.slug}`).set(bearer(admin))).status).toBe(404);
-    expect((await api().get(`/api/v1/comments/blog/${blog._id}`).set(bearer(admin))).status).toBe(404);
+    expect((await api.as(admin).get(`/blogs/${blog.slug}`)).status).toBe(404);
+    expect((await api.as(admin).get(`/comments/blog/${blog._id}`)).status).toBe(404);
     const { CommentModel } = await import('../src/models/comment.model');
     const { LikeModel } = await import('../src/models/like.model');
     expect(await CommentModel.countDocuments({ blog: blog._id })).toBe(0);
@@ -504,11 +510,11 @@ describe('DELETE /blogs/{blogId}', () => {
 
   it('answers 404 the second time, 400 for a malformed id, 403 for regular users', async () => {
     const blog = await createBlog(ctx.app, admin);
-    expect((await api().delete(`/api/v1/blogs/${blog._id}`).set(bearer(reader))).status).toBe(403);
-    await api().delete(`/api/v1/blogs/${blog._id}`).set(bearer(admin)).expect(204);
-    const again = await api().delete(`/api/v1/blogs/${blog._id}`).set(bearer(admin));
+    expect((await api.as(reader).delete(`/blogs/${blog._id}`)).status).toBe(403);
+    await api.as(admin).delete(`/blogs/${blog._id}`).expect(204);
+    const again = await api.as(admin).delete(`/blogs/${blog._id}`);
     expect(again.status).toBe(404);
     expect(again.body).toEqual({ code: 'NotFound', message: 'Blog not found' });
-    expect((await api().delete('/api/v1/blogs/123').set(bearer(admin))).status).toBe(400);
+    expect((await api.as(admin).delete('/blogs/123')).status).toBe(400);
   });
 });

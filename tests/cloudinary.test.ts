@@ -2,7 +2,6 @@
  * The Cloudinary path, for real: the official SDK, configured as in production, talks to an HTTP server
  * in this test (tests/helpers/fake-cloudinary.ts) that checks its signed multipart calls and answers as Cloudinary.
  */
-import request from 'supertest';
 import { createBlogService } from '../src/services/blog.service';
 import { createBannerStorage } from '../src/services/storage';
 import { BlogModel } from '../src/models/blog.model';
@@ -10,10 +9,12 @@ import { createBlog, postBlog } from './helpers/blogs';
 import { startFakeCloudinary, type FakeCloudinary } from './helpers/fake-cloudinary';
 import { makeImage } from './helpers/images';
 import { createTestContext, type TestContext } from './helpers/test-app';
-import { bearer, registerAdmin, type SignedInUser } from './helpers/users';
+import { agent } from './helpers/agent';
+import { registerAdmin, type SignedInUser } from './helpers/users';
 
 let cloud: FakeCloudinary;
 let ctx: TestContext;
+const api = agent(() => ctx.app);
 let admin: SignedInUser;
 beforeAll(async () => {
   cloud = await startFakeCloudinary();
@@ -52,7 +53,7 @@ describe('banners on Cloudinary', () => {
     const blog = await createBlog(ctx.app, admin);
     const { publicId } = cloud.uploads.at(-1)!;
 
-    await request(ctx.app).delete(`/api/v1/blogs/${blog._id}`).set(bearer(admin)).expect(204);
+    await api.as(admin).delete(`/blogs/${blog._id}`).expect(204);
 
     expect(cloud.destroyed).toContain(publicId);
     expect(cloud.stored.has(publicId)).toBe(false);
@@ -62,9 +63,8 @@ describe('banners on Cloudinary', () => {
     const blog = await createBlog(ctx.app, admin);
     const old = cloud.uploads.at(-1)!.publicId;
 
-    const response = await request(ctx.app)
-      .put(`/api/v1/blogs/${blog._id}`)
-      .set(bearer(admin))
+    const response = await api.as(admin)
+      .put(`/blogs/${blog._id}`)
       .attach('banner_image', await makeImage('jpeg', 30, 20), 'new.jpg');
 
     expect(response.status).toBe(200);

@@ -2,11 +2,11 @@
  * GET /comments: every comment on every blog for moderators, newest first, paginated like the other lists,
  * each with its blog's _id, title and slug and its author.
  */
-import request from 'supertest';
 import { CommentModel } from '../src/models/comment.model';
 import { createBlog } from './helpers/blogs';
 import { createTestContext, type TestContext } from './helpers/test-app';
-import { bearer, registerAdmin, registerUser, type SignedInUser } from './helpers/users';
+import { agent } from './helpers/agent';
+import { registerAdmin, registerUser, type SignedInUser } from './helpers/users';
 
 let ctx: TestContext;
 let admin: SignedInUser;
@@ -16,10 +16,10 @@ beforeAll(async () => {
 });
 afterAll(() => ctx.close());
 
-const api = () => request(ctx.app);
+const api = agent(() => ctx.app);
 
 async function addComment(user: SignedInUser, blogId: string, content: string) {
-  const response = await api().post(`/api/v1/comments/blog/${blogId}`).set(bearer(user)).send({ content });
+  const response = await api.as(user).post(`/comments/blog/${blogId}`).send({ content });
   if (response.status !== 201) throw new Error(`add comment failed: ${response.status} ${JSON.stringify(response.body)}`);
   return response.body.comment as { _id: string };
 }
@@ -33,7 +33,7 @@ describe('GET /comments', () => {
     const second = await addComment(admin, draft._id, 'second');
     const third = await addComment(user, published._id, 'third');
 
-    const response = await api().get('/api/v1/comments').set(bearer(admin));
+    const response = await api.as(admin).get('/comments');
 
     expect(response.status).toBe(200);
     expect(response.body).toMatchObject({ limit: 20, offset: 0, total: 3 });
@@ -51,19 +51,19 @@ describe('GET /comments', () => {
 
   it('pages with limit and offset and refuses bad ones with 400', async () => {
     const total = await CommentModel.countDocuments();
-    const page = await api().get('/api/v1/comments?limit=1&offset=1').set(bearer(admin));
+    const page = await api.as(admin).get('/comments?limit=1&offset=1');
     expect(page.status).toBe(200);
     expect(page.body).toMatchObject({ limit: 1, offset: 1, total });
     expect(page.body.comments).toHaveLength(1);
 
-    const bad = await api().get('/api/v1/comments?limit=51').set(bearer(admin));
+    const bad = await api.as(admin).get('/comments?limit=51');
     expect(bad.status).toBe(400);
     expect(Object.keys(bad.body.errors)).toEqual(['limit']);
   });
 
   it('is for admins only: 403 for a regular user, 401 without a token', async () => {
     const user = await registerUser(ctx.app);
-    expect((await api().get('/api/v1/comments').set(bearer(user))).status).toBe(403);
-    expect((await api().get('/api/v1/comments')).status).toBe(401);
+    expect((await api.as(user).get('/comments')).status).toBe(403);
+    expect((await api.get('/comments')).status).toBe(401);
   });
 });

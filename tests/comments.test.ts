@@ -2,12 +2,12 @@
  * /comments against the real app and database: writing, listing and deleting comments, who may do each,
  * and `commentsCount` staying equal to the comment records, also when many comments arrive at once.
  */
-import request from 'supertest';
 import { BlogModel } from '../src/models/blog.model';
 import { CommentModel } from '../src/models/comment.model';
 import { createBlog } from './helpers/blogs';
 import { createTestContext, type TestContext } from './helpers/test-app';
-import { bearer, registerAdmin, registerUser, type SignedInUser } from './helpers/users';
+import { agent } from './helpers/agent';
+import { registerAdmin, registerUser, type SignedInUser } from './helpers/users';
 
 let ctx: TestContext;
 let admin: SignedInUser;
@@ -17,17 +17,17 @@ beforeAll(async () => {
 });
 afterAll(() => ctx.close());
 
-const api = () => request(ctx.app);
+const api = agent(() => ctx.app);
 const UNKNOWN_ID = '5f0000000000000000000000';
-const commentsOf = (blogId: string) => `/api/v1/comments/blog/${blogId}`;
-const commentPath = (commentId: string) => `/api/v1/comments/${commentId}`;
+const commentsOf = (blogId: string) => `/comments/blog/${blogId}`;
+const commentPath = (commentId: string) => `/comments/${commentId}`;
 
 const publishedBlog = () => createBlog(ctx.app, admin, { status: 'published' });
 const draftBlog = () => createBlog(ctx.app, admin, { status: 'draft' });
 
 /** A comment that must be created; fails the test with the answer otherwise. */
 async function addComment(user: SignedInUser, blogId: string, content = 'A fine post') {
-  const response = await api().post(commentsOf(blogId)).set(bearer(user)).send({ content });
+  const response = await api.as(user).post(commentsOf(blogId)).send({ content });
   if (response.status !== 201) throw new Error(`add comment failed: ${response.status} ${JSON.stringify(response.body)}`);
   return response.body.comment as { _id: string; content: string; [key: string]: unknown };
 }
@@ -50,7 +50,7 @@ describe('POST /comments/blog/{blogId}', () => {
     const blog = await publishedBlog();
     const user = await registerUser(ctx.app);
 
-    const response = await api().post(commentsOf(blog._id)).set(bearer(user)).send({ content: 'Nice read' });
+    const response = await api.as(user).post(commentsOf(blog._id)).send({ content: 'Nice read' });
 
     expect(response.status).toBe(201);
     expect(Object.keys(response.body)).toEqual(['comment']);
@@ -71,7 +71,7 @@ describe('POST /comments/blog/{blogId}', () => {
   it('shows an admin the author with their email', async () => {
     const blog = await publishedBlog();
 
-    const response = await api().post(commentsOf(blog._id)).set(bearer(admin)).send({ content: 'From the editor' });
+    const response = await api.as(admin).post(commentsOf(blog._id)).send({ content: 'From the editor' });
 
     expect(response.status).toBe(201);
     expect(response.body.comment.author).toEqual(admin.user);
@@ -82,7 +82,7 @@ describe('POST /comments/blog/{blogId}', () => {
     const blog = await publishedBlog();
     const user = await registerUser(ctx.app);
 
-    const response = await api().post(commentsOf(blog._id)).set(bearer(user)).send({ content: '  \n padded text \t ' });
+    const response = await api.as(user).post(commentsOf(blog._id)).send({ content: '  \n padded text \t ' });
 
     expect(response.status).toBe(201);
     expect(response.body.comment.content).toBe('padded text');
@@ -93,8 +93,8 @@ describe('POST /comments/blog/{blogId}', () => {
     const blog = await publishedBlog();
     const user = await registerUser(ctx.app);
 
-    const exact = await api().post(commentsOf(blog._id)).set(bearer(user)).send({ content: 'x'.repeat(1000) });
-    const padded = await api().post(commentsOf(blog._id)).set(bearer(user)).send({ content: `  ${'y'.repeat(1000)}  ` });
+    const exact = await api.as(user).post(commentsOf(blog._id)).send({ content: 'x'.repeat(1000) });
+    const padded = await api.as(user).post(commentsOf(blog._id)).send({ content: `  ${'y'.repeat(1000)}  ` });
 
     expect(exact.status).toBe(201);
     expect(exact.body.comment.content).toHaveLength(1000);
@@ -109,7 +109,7 @@ describe('POST /comments/blog/{blogId}', () => {
     const user = await registerUser(ctx.app);
     const content = `${'a'.repeat(999)}😀`;
 
-    const response = await api().post(commentsOf(blog._id)).set(bearer(user)).send({ content });
+    const response = await api.as(user).post(commentsOf(blog._id)).send({ content });
 
     // status and message side by side, so a failure says which layer refused it
     expect([response.status, response.body.errors?.content?.msg]).toEqual([201, undefined]);
@@ -120,7 +120,7 @@ describe('POST /comments/blog/{blogId}', () => {
   it('accepts a single character', async () => {
     const blog = await publishedBlog();
     const user = await registerUser(ctx.app);
-    const response = await api().post(commentsOf(blog._id)).set(bearer(user)).send({ content: 'k' });
+    const response = await api.as(user).post(commentsOf(blog._id)).send({ content: 'k' });
     expect(response.status).toBe(201);
   });
 
@@ -138,7 +138,7 @@ describe('POST /comments/blog/{blogId}', () => {
     const blog = await publishedBlog();
     const user = await registerUser(ctx.app);
 
-    const response = await api().post(commentsOf(blog._id)).set(bearer(user)).send(body);
+    const response = await api.as(user).post(commentsOf(blog._id)).send(body);
 
     expect(response.status).toBe(400);
     expect(response.body.code).toBe('ValidationError');
@@ -155,14 +155,14 @@ describe('POST /comments/blog/{blogId}', () => {
 
   it('answers 404 NotFound for an unknown well-formed blog id', async () => {
     const user = await registerUser(ctx.app);
-    const response = await api().post(commentsOf(UNKNOWN_ID)).set(bearer(user)).send({ content: 'Hello?' });
+    const response = await api.as(user).post(commentsOf(UNKNOWN_ID)).send({ content: 'Hello?' });
     expect(response.status).toBe(404);
     expect(response.body).toEqual({ code: 'NotFound', message: expect.any(String) });
   });
 
   it('answers 400 ValidationError on blogId for a malformed blog id', async () => {
     const user = await registerUser(ctx.app);
-    const response = await api().post(commentsOf('nope')).set(bearer(user)).send({ content: 'Hello?' });
+    const response = await api.as(user).post(commentsOf('nope')).send({ content: 'Hello?' });
     expect(response.status).toBe(400);
     expect(response.body.errors.blogId).toMatchObject({ path: 'blogId', location: 'params', value: 'nope' });
   });
@@ -171,7 +171,7 @@ describe('POST /comments/blog/{blogId}', () => {
     const blog = await draftBlog();
     const user = await registerUser(ctx.app);
 
-    const response = await api().post(commentsOf(blog._id)).set(bearer(user)).send({ content: 'Early bird' });
+    const response = await api.as(user).post(commentsOf(blog._id)).send({ content: 'Early bird' });
 
     expect(response.status).toBe(404);
     expect(response.body).toEqual({ code: 'NotFound', message: expect.any(String) });
@@ -180,14 +180,14 @@ describe('POST /comments/blog/{blogId}', () => {
 
   it('lets an admin comment on a draft', async () => {
     const blog = await draftBlog();
-    const response = await api().post(commentsOf(blog._id)).set(bearer(admin)).send({ content: 'Fix the intro' });
+    const response = await api.as(admin).post(commentsOf(blog._id)).send({ content: 'Fix the intro' });
     expect(response.status).toBe(201);
     expect(await storedCommentsCount(blog._id)).toBe(1);
   });
 
   it('answers 401 AuthenticationError without a token', async () => {
     const blog = await publishedBlog();
-    const response = await api().post(commentsOf(blog._id)).send({ content: 'Anonymous' });
+    const response = await api.post(commentsOf(blog._id)).send({ content: 'Anonymous' });
     expect(response.status).toBe(401);
     expect(response.body).toEqual({ code: 'AuthenticationError', message: expect.any(String) });
     expect(await CommentModel.countDocuments({ blog: blog._id })).toBe(0);
@@ -203,9 +203,9 @@ describe('commentsCount', () => {
     const first = await addComment(user, blog._id);
     await addComment(other, blog._id);
     await addComment(user, blog._id);
-    const afterCreating = await api().get(`/api/v1/blogs/${blog.slug}`).set(bearer(user)).expect(200);
-    await api().delete(commentPath(first._id)).set(bearer(user)).expect(204);
-    const afterDeleting = await api().get(`/api/v1/blogs/${blog.slug}`).set(bearer(user)).expect(200);
+    const afterCreating = await api.as(user).get(`/blogs/${blog.slug}`).expect(200);
+    await api.as(user).delete(commentPath(first._id)).expect(204);
+    const afterDeleting = await api.as(user).get(`/blogs/${blog.slug}`).expect(200);
 
     expect(afterCreating.body.blog.commentsCount).toBe(3);
     expect(afterDeleting.body.blog.commentsCount).toBe(2);
@@ -240,7 +240,7 @@ describe('GET /comments/blog/{blogId}', () => {
   });
 
   it('answers 200 with the defaults 20 and 0 echoed and the comments newest first', async () => {
-    const response = await api().get(commentsOf(blog._id)).set(bearer(reader));
+    const response = await api.as(reader).get(commentsOf(blog._id));
 
     expect(response.status).toBe(200);
     expect(Object.keys(response.body).sort()).toEqual(['comments', 'limit', 'offset', 'total']);
@@ -256,8 +256,8 @@ describe('GET /comments/blog/{blogId}', () => {
   });
 
   it('shows authors without email to a regular user and with email to an admin', async () => {
-    const asUser = await api().get(commentsOf(blog._id)).set(bearer(reader)).expect(200);
-    const asAdmin = await api().get(commentsOf(blog._id)).set(bearer(admin)).expect(200);
+    const asUser = await api.as(reader).get(commentsOf(blog._id)).expect(200);
+    const asAdmin = await api.as(admin).get(commentsOf(blog._id)).expect(200);
 
     for (const comment of asUser.body.comments) {
       expect(Object.keys(comment).sort()).toEqual(['_id', 'author', 'blog', 'content', 'createdAt', 'updatedAt']);
@@ -271,9 +271,9 @@ describe('GET /comments/blog/{blogId}', () => {
   });
 
   it('slices the list with limit and offset and still reports the total', async () => {
-    const all = await api().get(commentsOf(blog._id)).set(bearer(reader)).expect(200);
+    const all = await api.as(reader).get(commentsOf(blog._id)).expect(200);
 
-    const page = await api().get(`${commentsOf(blog._id)}?limit=2&offset=1`).set(bearer(reader));
+    const page = await api.as(reader).get(`${commentsOf(blog._id)}?limit=2&offset=1`);
 
     expect(page.status).toBe(200);
     expect(page.body).toMatchObject({ limit: 2, offset: 1, total: 5 });
@@ -281,8 +281,8 @@ describe('GET /comments/blog/{blogId}', () => {
   });
 
   it('answers the last partial page and an empty page past the end', async () => {
-    const last = await api().get(`${commentsOf(blog._id)}?limit=2&offset=4`).set(bearer(reader));
-    const past = await api().get(`${commentsOf(blog._id)}?offset=100`).set(bearer(reader));
+    const last = await api.as(reader).get(`${commentsOf(blog._id)}?limit=2&offset=4`);
+    const past = await api.as(reader).get(`${commentsOf(blog._id)}?offset=100`);
 
     expect(last.body.comments.map((c: { _id: string }) => c._id)).toEqual([written[0]._id]);
     expect(past.status).toBe(200);
@@ -290,8 +290,8 @@ describe('GET /comments/blog/{blogId}', () => {
   });
 
   it('accepts the bounds limit=1 and limit=50', async () => {
-    const one = await api().get(`${commentsOf(blog._id)}?limit=1`).set(bearer(reader));
-    const fifty = await api().get(`${commentsOf(blog._id)}?limit=50`).set(bearer(reader));
+    const one = await api.as(reader).get(`${commentsOf(blog._id)}?limit=1`);
+    const fifty = await api.as(reader).get(`${commentsOf(blog._id)}?limit=50`);
 
     expect(one.status).toBe(200);
     expect(one.body.comments).toHaveLength(1);
@@ -301,7 +301,7 @@ describe('GET /comments/blog/{blogId}', () => {
 
   it('answers an empty page for a blog without comments', async () => {
     const quiet = await publishedBlog();
-    const response = await api().get(commentsOf(quiet._id)).set(bearer(reader));
+    const response = await api.as(reader).get(commentsOf(quiet._id));
     expect(response.status).toBe(200);
     expect(response.body).toEqual({ limit: 20, offset: 0, total: 0, comments: [] });
   });
@@ -318,7 +318,7 @@ describe('GET /comments/blog/{blogId}', () => {
     ['offset=x', 'offset'],
     ['offset=1&offset=2', 'offset'],
   ])('refuses ?%s with 400 ValidationError on %s', async (query, field) => {
-    const response = await api().get(`${commentsOf(blog._id)}?${query}`).set(bearer(reader));
+    const response = await api.as(reader).get(`${commentsOf(blog._id)}?${query}`);
     expect(response.status).toBe(400);
     expect(response.body.code).toBe('ValidationError');
     expect(response.body.errors[field]).toMatchObject({ path: field, location: 'query' });
@@ -328,8 +328,8 @@ describe('GET /comments/blog/{blogId}', () => {
     const draft = await draftBlog();
     await addComment(admin, draft._id, 'note to self');
 
-    const asUser = await api().get(commentsOf(draft._id)).set(bearer(reader));
-    const asAdmin = await api().get(commentsOf(draft._id)).set(bearer(admin));
+    const asUser = await api.as(reader).get(commentsOf(draft._id));
+    const asAdmin = await api.as(admin).get(commentsOf(draft._id));
 
     expect(asUser.status).toBe(404);
     expect(asUser.body).toEqual({ code: 'NotFound', message: expect.any(String) });
@@ -338,19 +338,19 @@ describe('GET /comments/blog/{blogId}', () => {
   });
 
   it('answers 404 NotFound for an unknown well-formed blog id', async () => {
-    const response = await api().get(commentsOf(UNKNOWN_ID)).set(bearer(reader));
+    const response = await api.as(reader).get(commentsOf(UNKNOWN_ID));
     expect(response.status).toBe(404);
     expect(response.body.code).toBe('NotFound');
   });
 
   it('answers 400 ValidationError on blogId for a malformed blog id', async () => {
-    const response = await api().get(commentsOf('xyz')).set(bearer(reader));
+    const response = await api.as(reader).get(commentsOf('xyz'));
     expect(response.status).toBe(400);
     expect(response.body.errors.blogId).toMatchObject({ path: 'blogId', location: 'params' });
   });
 
   it('answers 401 without a token', async () => {
-    const response = await api().get(commentsOf(blog._id));
+    const response = await api.get(commentsOf(blog._id));
     expect(response.status).toBe(401);
     expect(response.body.code).toBe('AuthenticationError');
   });
@@ -362,7 +362,7 @@ describe('DELETE /comments/{commentId}', () => {
     const author = await registerUser(ctx.app);
     const comment = await addComment(author, blog._id);
 
-    const response = await api().delete(commentPath(comment._id)).set(bearer(author));
+    const response = await api.as(author).delete(commentPath(comment._id));
 
     expect(response.status).toBe(204);
     expect(response.text).toBe('');
@@ -376,7 +376,7 @@ describe('DELETE /comments/{commentId}', () => {
     const stranger = await registerUser(ctx.app);
     const comment = await addComment(author, blog._id);
 
-    const response = await api().delete(commentPath(comment._id)).set(bearer(stranger));
+    const response = await api.as(stranger).delete(commentPath(comment._id));
 
     expect(response.status).toBe(403);
     expect(response.body).toEqual({ code: 'AuthorizationError', message: expect.any(String) });
@@ -389,7 +389,7 @@ describe('DELETE /comments/{commentId}', () => {
     const author = await registerUser(ctx.app);
     const comment = await addComment(author, blog._id);
 
-    const response = await api().delete(commentPath(comment._id)).set(bearer(admin));
+    const response = await api.as(admin).delete(commentPath(comment._id));
 
     expect(response.status).toBe(204);
     expect(await CommentModel.exists({ _id: comment._id })).toBeNull();
@@ -401,9 +401,9 @@ describe('DELETE /comments/{commentId}', () => {
     const author = await registerUser(ctx.app);
     const comment = await addComment(author, blog._id);
     await addComment(author, blog._id);
-    await api().delete(commentPath(comment._id)).set(bearer(author)).expect(204);
+    await api.as(author).delete(commentPath(comment._id)).expect(204);
 
-    const again = await api().delete(commentPath(comment._id)).set(bearer(author));
+    const again = await api.as(author).delete(commentPath(comment._id));
 
     expect(again.status).toBe(404);
     expect(again.body).toEqual({ code: 'NotFound', message: expect.any(String) });
@@ -412,14 +412,14 @@ describe('DELETE /comments/{commentId}', () => {
 
   it('answers 404 NotFound for an unknown well-formed id', async () => {
     const user = await registerUser(ctx.app);
-    const response = await api().delete(commentPath(UNKNOWN_ID)).set(bearer(user));
+    const response = await api.as(user).delete(commentPath(UNKNOWN_ID));
     expect(response.status).toBe(404);
     expect(response.body).toEqual({ code: 'NotFound', message: expect.any(String) });
   });
 
   it('answers 400 ValidationError on commentId for a malformed id', async () => {
     const user = await registerUser(ctx.app);
-    const response = await api().delete(commentPath('not-an-id')).set(bearer(user));
+    const response = await api.as(user).delete(commentPath('not-an-id'));
     expect(response.status).toBe(400);
     expect(response.body.code).toBe('ValidationError');
     expect(response.body.errors.commentId).toMatchObject({ path: 'commentId', location: 'params', value: 'not-an-id' });
@@ -430,7 +430,7 @@ describe('DELETE /comments/{commentId}', () => {
     const author = await registerUser(ctx.app);
     const comment = await addComment(author, blog._id);
 
-    const response = await api().delete(commentPath(comment._id));
+    const response = await api.delete(commentPath(comment._id));
 
     expect(response.status).toBe(401);
     expect(await CommentModel.exists({ _id: comment._id })).not.toBeNull();
@@ -444,7 +444,7 @@ describe('comments and the blog they are on', () => {
     const before = (await BlogModel.findById(blog._id).lean())?.updatedAt;
 
     const comment = await addComment(user, blog._id);
-    await api().delete(commentPath(comment._id)).set(bearer(user)).expect(204);
+    await api.as(user).delete(commentPath(comment._id)).expect(204);
 
     expect((await BlogModel.findById(blog._id).lean())?.updatedAt).toEqual(before);
   });
@@ -455,8 +455,8 @@ describe('comments and the blog they are on', () => {
     await addComment(users[0], blog._id, 'before the deletion');
 
     const [deletion, ...creations] = await Promise.all([
-      api().delete(`/api/v1/blogs/${blog._id}`).set(bearer(admin)),
-      ...users.map((user) => api().post(commentsOf(blog._id)).set(bearer(user)).send({ content: 'racing' })),
+      api.as(admin).delete(`/blogs/${blog._id}`),
+      ...users.map((user) => api.as(user).post(commentsOf(blog._id)).send({ content: 'racing' })),
     ]);
 
     expect(deletion.status).toBe(204);
@@ -475,12 +475,12 @@ describe('many comments written and deleted on one blog at once', () => {
 
     // Act: every user comments; meanwhile comments 0-2 are deleted by their authors, comment 3 by an admin,
     // and comment 4 twice over (by its author and by an admin) at the same time.
-    const creations = users.map((user, index) => api().post(commentsOf(blog._id)).set(bearer(user)).send({ content: `burst ${index}` }));
+    const creations = users.map((user, index) => api.as(user).post(commentsOf(blog._id)).send({ content: `burst ${index}` }));
     const deletions = [
-      ...[0, 1, 2].map((index) => api().delete(commentPath(existing[index]._id)).set(bearer(users[index]))),
-      api().delete(commentPath(existing[3]._id)).set(bearer(admin)),
-      api().delete(commentPath(existing[4]._id)).set(bearer(users[4])),
-      api().delete(commentPath(existing[4]._id)).set(bearer(admin)),
+      ...[0, 1, 2].map((index) => api.as(users[index]).delete(commentPath(existing[index]._id))),
+      api.as(admin).delete(commentPath(existing[3]._id)),
+      api.as(users[4]).delete(commentPath(existing[4]._id)),
+      api.as(admin).delete(commentPath(existing[4]._id)),
     ];
     const [created, deleted] = await Promise.all([Promise.all(creations), Promise.all(deletions)]);
 
@@ -493,7 +493,7 @@ describe('many comments written and deleted on one blog at once', () => {
     const expected = 6 + 25 - 5;
     expect(await CommentModel.countDocuments({ blog: blog._id })).toBe(expected);
     expect(await storedCommentsCount(blog._id)).toBe(expected);
-    const listed = await api().get(`${commentsOf(blog._id)}?limit=50`).set(bearer(admin)).expect(200);
+    const listed = await api.as(admin).get(`${commentsOf(blog._id)}?limit=50`).expect(200);
     expect(listed.body.total).toBe(expected);
     expect(listed.body.comments).toHaveLength(expected);
     expect(listed.body.comments.map((c: { _id: string }) => c._id)).toContain(existing[5]._id);

@@ -5,14 +5,16 @@ import { BadRequest, NotFound, RequestValidationError } from '../src/errors/http
 import { createLogger } from '../src/lib/logger';
 import { errorHandler, toHttpError } from '../src/middlewares/error-handler';
 import { createTestContext, type TestContext } from './helpers/test-app';
+import { agent } from './helpers/agent';
 
 let ctx: TestContext;
+const api = agent(() => ctx.app);
 beforeAll(async () => {
   ctx = await createTestContext({ env: { JSON_BODY_LIMIT: '1kb' } });
 });
 afterAll(() => ctx.close());
 
-const register = () => request(ctx.app).post('/api/v1/auth/register').set('Content-Type', 'application/json');
+const register = () => api.post('/auth/register').set('Content-Type', 'application/json');
 
 describe('bad request bodies at the HTTP boundary', () => {
   it('answers malformed JSON with 400 BadRequest and no stack trace', async () => {
@@ -29,8 +31,8 @@ describe('bad request bodies at the HTTP boundary', () => {
   });
 
   it('answers an unsupported charset with 415 in the error shape', async () => {
-    const response = await request(ctx.app)
-      .post('/api/v1/auth/register')
+    const response = await api
+      .post('/auth/register')
       .set('Content-Type', 'application/json; charset=klingon')
       .send('{}');
     expect(response.status).toBe(415);
@@ -42,7 +44,7 @@ describe('bad request bodies at the HTTP boundary', () => {
     expect(asArray.status).toBe(400);
     expect(asArray.body.code).toBe('ValidationError');
 
-    const asText = await request(ctx.app).post('/api/v1/auth/register').set('Content-Type', 'text/plain').send('email=a@b.co');
+    const asText = await api.post('/auth/register').set('Content-Type', 'text/plain').send('email=a@b.co');
     expect(asText.status).toBe(400);
     expect(Object.keys(asText.body.errors).sort()).toEqual(['email', 'password']);
   });

@@ -3,11 +3,11 @@
  * that contradicted the OpenAPI document before its fix.
  */
 import Ajv2020 from 'ajv/dist/2020';
-import request from 'supertest';
 import { buildOpenApiDocument } from '../src/openapi/document';
 import { createBlog } from './helpers/blogs';
-import { bearer, registerUser } from './helpers/users';
+import { registerUser } from './helpers/users';
 import { createTestContext, type TestContext } from './helpers/test-app';
+import { agent } from './helpers/agent';
 
 let ctx: TestContext;
 beforeAll(async () => {
@@ -15,14 +15,14 @@ beforeAll(async () => {
 });
 afterAll(() => ctx.close());
 
-const api = () => request(ctx.app);
+const api = agent(() => ctx.app);
 
 describe('JSON bodies that are not objects', () => {
   it.each([['[null, null]'], ['[]'], ['["a@b.co"]']])(
     'refuses PUT /users/current with the body %s (it was a 200 empty update)',
     async (body) => {
       const signedIn = await registerUser(ctx.app);
-      const response = await api().put('/api/v1/users/current').set(bearer(signedIn)).set('Content-Type', 'application/json').send(body);
+      const response = await api.as(signedIn).put('/users/current').set('Content-Type', 'application/json').send(body);
 
       expect(response.status).toBe(400);
       expect(response.body.code).toBe('ValidationError');
@@ -34,7 +34,7 @@ describe('JSON bodies that are not objects', () => {
 
   it('still accepts PUT /users/current without a body, as an empty update', async () => {
     const signedIn = await registerUser(ctx.app);
-    const response = await api().put('/api/v1/users/current').set(bearer(signedIn));
+    const response = await api.as(signedIn).put('/users/current');
     expect(response.status).toBe(200);
   });
 });
@@ -61,7 +61,7 @@ describe('blank text fields', () => {
   it('are refused by the server on POST /comments/blog/{blogId}', async () => {
     const admin = await registerUser(ctx.app, { email: 'admin@example.com', role: 'admin' });
     const blog = await createBlog(ctx.app, admin, { status: 'published' });
-    const response = await api().post(`/api/v1/comments/blog/${blog._id}`).set(bearer(admin)).send({ content: '\t' });
+    const response = await api.as(admin).post(`/comments/blog/${blog._id}`).send({ content: '\t' });
     expect(response.status).toBe(400);
     expect(response.body.errors.content).toMatchObject({ path: 'content', location: 'body' });
   });

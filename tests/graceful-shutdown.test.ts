@@ -58,6 +58,25 @@ function send(server: ServerProcess, method: string, path: string, body?: unknow
 
 const pause = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
+/** Requests the server is serving now, by its own /metrics gauge, less the request that asks. */
+async function requestsInFlight(server: ServerProcess): Promise<number> {
+  const { body: text } = await send(server, 'GET', '/metrics').response; // a connection of its own, closed after
+  const match = /^http_requests_in_flight (\d+)$/m.exec(text);
+  if (!match) throw new Error(`no http_requests_in_flight in /metrics:\n${text.slice(0, 500)}`);
+  return Number(match[1]) - 1;
+}
+
+/** Polls until the server has read `count` requests and is working on them (instead of a fixed pause). */
+async function untilInFlight(server: ServerProcess, count: number, limitMs = 20_000): Promise<void> {
+  const until = Date.now() + limitMs;
+  for (;;) {
+    const now = await requestsInFlight(server);
+    if (now >= count) return;
+    if (Date.now() > until) throw new Error(`${now} of ${count} requests in flight after ${limitMs} ms`);
+    await pause(25);
+  }
+}
+
 /** Whether a new TCP connection to the port is refused. */
 function connectionRefused(port: number): Promise<boolean> {
   return new Promise((resolve) => {
@@ -79,7 +98,7 @@ describe('graceful shutdown on SIGTERM', () => {
       send(server, 'POST', '/api/v1/auth/register', { email: `inflight${i}@example.com`, password: 'password123' }),
     );
     await Promise.all(requests.map((request) => request.sent));
-    await pause(300); // let the server read them
+    await untilInFlight(server, requests.length); // the server has read them all
 
     const signalledAt = Date.now();
     server.child.kill('SIGTERM');
@@ -105,16 +124,16 @@ describe('graceful shutdown on SIGTERM', () => {
     // Busy at the signal (so server.close() cannot close it yet), idle a few hundred ms later.
     const registration = send(server, 'POST', '/api/v1/auth/register', { email: 'keepalive@example.com', password: 'password123' }, agent);
     await registration.sent;
-    await pause(100);
+    await untilInFlight(server, 1);
 
     server.child.kill('SIGTERM');
     expect((await registration.response).status).toBe(201);
     let failedOnClosedConnection = false;
-    for (let attempt = 0; attempt < 40 && !failedOnClosedConnection; attempt++) {
+    for (let attempt = 0; attempt < 200 && !failedOnClosedConnection; attempt++) {
       await send(server, 'GET', '/healthz', undefined, agent).response.catch(() => {
         failedOnClosedConnection = true;
       });
-      await pause(250);
+      await pause(50);
     }
     agent.destroy();
 
@@ -138,7 +157,7 @@ describe('graceful shutdown on SIGTERM', () => {
         () => resolve(),
       ),
     );
-    await pause(300);
+    await untilInFlight(server, 1);
 
     server.child.kill('SIGTERM');
     const received = await closedByServer;

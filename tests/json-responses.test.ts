@@ -7,6 +7,7 @@ import request from 'supertest';
 import { createApp } from '../src/app';
 import { createBlog } from './helpers/blogs';
 import { createTestContext, type TestContext } from './helpers/test-app';
+import { agent } from './helpers/agent';
 import { bearer, registerAdmin, registerUser, type SignedInUser } from './helpers/users';
 
 let ctx: TestContext;
@@ -20,7 +21,7 @@ beforeAll(async () => {
 });
 afterAll(() => ctx.close());
 
-const api = () => request(ctx.app);
+const api = agent(() => ctx.app);
 const DOCUMENT_ONLY_HEADERS = [
   'cross-origin-opener-policy', 'origin-agent-cluster', 'referrer-policy', 'x-dns-prefetch-control',
   'x-download-options', 'x-permitted-cross-domain-policies', 'x-xss-protection',
@@ -28,8 +29,8 @@ const DOCUMENT_ONLY_HEADERS = [
 
 describe('compression', () => {
   it('gzips a page of blogs for a client that accepts it, and sends it plain to one that does not', async () => {
-    const gzipped = await api().get('/api/v1/blogs/').set(bearer(reader)).set('Accept-Encoding', 'gzip');
-    const plain = await api().get('/api/v1/blogs/').set(bearer(reader)).set('Accept-Encoding', 'identity');
+    const gzipped = await api.as(reader).get('/blogs/').set('Accept-Encoding', 'gzip');
+    const plain = await api.as(reader).get('/blogs/').set('Accept-Encoding', 'identity');
 
     expect(gzipped.status).toBe(200);
     expect(gzipped.headers['content-encoding']).toBe('gzip');
@@ -41,7 +42,7 @@ describe('compression', () => {
   });
 
   it('leaves answers under 1 KB uncompressed', async () => {
-    const response = await api().get('/api/v1/users/current').set(bearer(reader)).set('Accept-Encoding', 'gzip');
+    const response = await api.as(reader).get('/users/current').set('Accept-Encoding', 'gzip');
     expect(response.status).toBe(200);
     expect(response.headers['content-encoding']).toBeUndefined();
   });
@@ -63,7 +64,7 @@ describe('conditional GET', () => {
 
 describe('security headers', () => {
   it('sends a JSON answer what protects a JSON body, and none of the headers meant for HTML documents', async () => {
-    const response = await api().get('/api/v1/users/current').set(bearer(reader));
+    const response = await api.as(reader).get('/users/current');
     expect(response.headers).toMatchObject({
       'content-security-policy': "default-src 'self';frame-ancestors 'none'",
       'strict-transport-security': expect.stringContaining('max-age='),
@@ -75,7 +76,7 @@ describe('security headers', () => {
   });
 
   it('keeps helmet\'s document set on the HTML reference page, COOP only over HTTPS, and no upgrade-insecure-requests', async () => {
-    const response = await api().get('/api/v1/docs');
+    const response = await api.get('/docs');
     expect(response.headers['content-type']).toMatch(/text\/html/);
     const overHttp = DOCUMENT_ONLY_HEADERS.filter((header) => header !== 'cross-origin-opener-policy');
     for (const header of overHttp) expect({ header, value: response.headers[header] }).toEqual({ header, value: expect.any(String) });

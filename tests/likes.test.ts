@@ -2,13 +2,13 @@
  * /likes against the real app and database: liking and unliking, who may like what, `likedByMe` as each
  * viewer sees it, and `likesCount` staying equal to the like records when many users like at once.
  */
-import request from 'supertest';
 import { Types } from 'mongoose';
 import { BlogModel } from '../src/models/blog.model';
 import { LikeModel } from '../src/models/like.model';
 import { createBlog } from './helpers/blogs';
 import { createTestContext, type TestContext } from './helpers/test-app';
-import { bearer, registerAdmin, registerUser, type SignedInUser } from './helpers/users';
+import { agent } from './helpers/agent';
+import { registerAdmin, registerUser, type SignedInUser } from './helpers/users';
 
 let ctx: TestContext;
 let admin: SignedInUser;
@@ -18,9 +18,9 @@ beforeAll(async () => {
 });
 afterAll(() => ctx.close());
 
-const api = () => request(ctx.app);
+const api = agent(() => ctx.app);
 const UNKNOWN_ID = '5f0000000000000000000000';
-const likePath = (blogId: string) => `/api/v1/likes/blog/${blogId}`;
+const likePath = (blogId: string) => `/likes/blog/${blogId}`;
 
 const publishedBlog = () => createBlog(ctx.app, admin, { status: 'published' });
 const draftBlog = () => createBlog(ctx.app, admin, { status: 'draft' });
@@ -38,8 +38,8 @@ describe('POST /likes/blog/{blogId}', () => {
     const first = await registerUser(ctx.app);
     const second = await registerUser(ctx.app);
 
-    const firstLike = await api().post(likePath(blog._id)).set(bearer(first));
-    const secondLike = await api().post(likePath(blog._id)).set(bearer(second));
+    const firstLike = await api.as(first).post(likePath(blog._id));
+    const secondLike = await api.as(second).post(likePath(blog._id));
 
     expect(firstLike.status).toBe(200);
     expect(firstLike.body).toEqual({ likesCount: 1 });
@@ -52,9 +52,9 @@ describe('POST /likes/blog/{blogId}', () => {
   it('refuses a second like by the same user with 400 BadRequest and leaves the count alone', async () => {
     const blog = await publishedBlog();
     const user = await registerUser(ctx.app);
-    await api().post(likePath(blog._id)).set(bearer(user)).expect(200);
+    await api.as(user).post(likePath(blog._id)).expect(200);
 
-    const again = await api().post(likePath(blog._id)).set(bearer(user));
+    const again = await api.as(user).post(likePath(blog._id));
 
     expect(again.status).toBe(400);
     expect(again.body).toEqual({ code: 'BadRequest', message: expect.any(String) });
@@ -65,7 +65,7 @@ describe('POST /likes/blog/{blogId}', () => {
   it('lets an admin like a draft', async () => {
     const blog = await draftBlog();
 
-    const response = await api().post(likePath(blog._id)).set(bearer(admin));
+    const response = await api.as(admin).post(likePath(blog._id));
 
     expect(response.status).toBe(200);
     expect(response.body).toEqual({ likesCount: 1 });
@@ -75,7 +75,7 @@ describe('POST /likes/blog/{blogId}', () => {
     const blog = await draftBlog();
     const user = await registerUser(ctx.app);
 
-    const response = await api().post(likePath(blog._id)).set(bearer(user));
+    const response = await api.as(user).post(likePath(blog._id));
 
     expect(response.status).toBe(404);
     expect(response.body).toEqual({ code: 'NotFound', message: expect.any(String) });
@@ -85,14 +85,14 @@ describe('POST /likes/blog/{blogId}', () => {
 
   it('answers 404 NotFound for an unknown well-formed blog id', async () => {
     const user = await registerUser(ctx.app);
-    const response = await api().post(likePath(UNKNOWN_ID)).set(bearer(user));
+    const response = await api.as(user).post(likePath(UNKNOWN_ID));
     expect(response.status).toBe(404);
     expect(response.body).toEqual({ code: 'NotFound', message: expect.any(String) });
   });
 
   it('answers 400 ValidationError on blogId for a malformed id', async () => {
     const user = await registerUser(ctx.app);
-    const response = await api().post(likePath('not-an-id')).set(bearer(user));
+    const response = await api.as(user).post(likePath('not-an-id'));
     expect(response.status).toBe(400);
     expect(response.body.code).toBe('ValidationError');
     expect(response.body.errors.blogId).toEqual({
@@ -106,7 +106,7 @@ describe('POST /likes/blog/{blogId}', () => {
 
   it('answers 401 AuthenticationError without a token', async () => {
     const blog = await publishedBlog();
-    const response = await api().post(likePath(blog._id));
+    const response = await api.post(likePath(blog._id));
     expect(response.status).toBe(401);
     expect(response.body).toEqual({ code: 'AuthenticationError', message: expect.any(String) });
     expect(await storedLikesCount(blog._id)).toBe(0);
@@ -118,10 +118,10 @@ describe('DELETE /likes/blog/{blogId}', () => {
     const blog = await publishedBlog();
     const user = await registerUser(ctx.app);
     const other = await registerUser(ctx.app);
-    await api().post(likePath(blog._id)).set(bearer(user)).expect(200);
-    await api().post(likePath(blog._id)).set(bearer(other)).expect(200);
+    await api.as(user).post(likePath(blog._id)).expect(200);
+    await api.as(other).post(likePath(blog._id)).expect(200);
 
-    const response = await api().delete(likePath(blog._id)).set(bearer(user));
+    const response = await api.as(user).delete(likePath(blog._id));
 
     expect(response.status).toBe(204);
     expect(response.text).toBe('');
@@ -133,10 +133,10 @@ describe('DELETE /likes/blog/{blogId}', () => {
   it('lets a user like again after unliking', async () => {
     const blog = await publishedBlog();
     const user = await registerUser(ctx.app);
-    await api().post(likePath(blog._id)).set(bearer(user)).expect(200);
-    await api().delete(likePath(blog._id)).set(bearer(user)).expect(204);
+    await api.as(user).post(likePath(blog._id)).expect(200);
+    await api.as(user).delete(likePath(blog._id)).expect(204);
 
-    const response = await api().post(likePath(blog._id)).set(bearer(user));
+    const response = await api.as(user).post(likePath(blog._id));
 
     expect(response.status).toBe(200);
     expect(response.body).toEqual({ likesCount: 1 });
@@ -146,9 +146,9 @@ describe('DELETE /likes/blog/{blogId}', () => {
     const blog = await publishedBlog();
     const liker = await registerUser(ctx.app);
     const user = await registerUser(ctx.app);
-    await api().post(likePath(blog._id)).set(bearer(liker)).expect(200);
+    await api.as(liker).post(likePath(blog._id)).expect(200);
 
-    const response = await api().delete(likePath(blog._id)).set(bearer(user));
+    const response = await api.as(user).delete(likePath(blog._id));
 
     expect(response.status).toBe(400);
     expect(response.body).toEqual({ code: 'BadRequest', message: expect.any(String) });
@@ -159,7 +159,7 @@ describe('DELETE /likes/blog/{blogId}', () => {
     const blog = await draftBlog();
     const user = await registerUser(ctx.app);
 
-    const response = await api().delete(likePath(blog._id)).set(bearer(user));
+    const response = await api.as(user).delete(likePath(blog._id));
 
     expect(response.status).toBe(404);
     expect(response.body).toEqual({ code: 'NotFound', message: expect.any(String) });
@@ -167,9 +167,9 @@ describe('DELETE /likes/blog/{blogId}', () => {
 
   it('lets an admin unlike a draft they liked', async () => {
     const blog = await draftBlog();
-    await api().post(likePath(blog._id)).set(bearer(admin)).expect(200);
+    await api.as(admin).post(likePath(blog._id)).expect(200);
 
-    const response = await api().delete(likePath(blog._id)).set(bearer(admin));
+    const response = await api.as(admin).delete(likePath(blog._id));
 
     expect(response.status).toBe(204);
     expect(await storedLikesCount(blog._id)).toBe(0);
@@ -177,14 +177,14 @@ describe('DELETE /likes/blog/{blogId}', () => {
 
   it('answers 404 NotFound for an unknown well-formed blog id', async () => {
     const user = await registerUser(ctx.app);
-    const response = await api().delete(likePath(UNKNOWN_ID)).set(bearer(user));
+    const response = await api.as(user).delete(likePath(UNKNOWN_ID));
     expect(response.status).toBe(404);
     expect(response.body).toEqual({ code: 'NotFound', message: expect.any(String) });
   });
 
   it('answers 400 ValidationError on blogId for a malformed id', async () => {
     const user = await registerUser(ctx.app);
-    const response = await api().delete(likePath('12345')).set(bearer(user));
+    const response = await api.as(user).delete(likePath('12345'));
     expect(response.status).toBe(400);
     expect(response.body.code).toBe('ValidationError');
     expect(response.body.errors.blogId).toMatchObject({ path: 'blogId', location: 'params', value: '12345' });
@@ -193,9 +193,9 @@ describe('DELETE /likes/blog/{blogId}', () => {
   it('answers 401 AuthenticationError without a token', async () => {
     const blog = await publishedBlog();
     const user = await registerUser(ctx.app);
-    await api().post(likePath(blog._id)).set(bearer(user)).expect(200);
+    await api.as(user).post(likePath(blog._id)).expect(200);
 
-    const response = await api().delete(likePath(blog._id));
+    const response = await api.delete(likePath(blog._id));
 
     expect(response.status).toBe(401);
     expect(response.body.code).toBe('AuthenticationError');
@@ -211,9 +211,9 @@ describe('likedByMe', () => {
       if (!found) throw new Error(`blog ${blog._id} is not on the page`);
       return found.likedByMe;
     };
-    const list = await api().get('/api/v1/blogs/?limit=50').set(bearer(viewer)).expect(200);
-    const ofAuthor = await api().get(`/api/v1/blogs/user/${admin.user._id}?limit=50`).set(bearer(viewer)).expect(200);
-    const single = await api().get(`/api/v1/blogs/${blog.slug}`).set(bearer(viewer)).expect(200);
+    const list = await api.as(viewer).get('/blogs/?limit=50').expect(200);
+    const ofAuthor = await api.as(viewer).get(`/blogs/user/${admin.user._id}?limit=50`).expect(200);
+    const single = await api.as(viewer).get(`/blogs/${blog.slug}`).expect(200);
     return { list: find(list.body.blogs), ofAuthor: find(ofAuthor.body.blogs), bySlug: single.body.blog.likedByMe };
   }
 
@@ -221,7 +221,7 @@ describe('likedByMe', () => {
     const blog = await publishedBlog();
     const liker = await registerUser(ctx.app);
     const bystander = await registerUser(ctx.app);
-    await api().post(likePath(blog._id)).set(bearer(liker)).expect(200);
+    await api.as(liker).post(likePath(blog._id)).expect(200);
 
     expect(await likedByMeEverywhere(liker, blog)).toEqual({ list: true, ofAuthor: true, bySlug: true });
     expect(await likedByMeEverywhere(bystander, blog)).toEqual({ list: false, ofAuthor: false, bySlug: false });
@@ -230,10 +230,10 @@ describe('likedByMe', () => {
   it('is false again after the user unlikes', async () => {
     const blog = await publishedBlog();
     const liker = await registerUser(ctx.app);
-    await api().post(likePath(blog._id)).set(bearer(liker)).expect(200);
+    await api.as(liker).post(likePath(blog._id)).expect(200);
     expect(await likedByMeEverywhere(liker, blog)).toEqual({ list: true, ofAuthor: true, bySlug: true });
 
-    await api().delete(likePath(blog._id)).set(bearer(liker)).expect(204);
+    await api.as(liker).delete(likePath(blog._id)).expect(204);
 
     expect(await likedByMeEverywhere(liker, blog)).toEqual({ list: false, ofAuthor: false, bySlug: false });
   });
@@ -243,8 +243,8 @@ describe('likedByMe', () => {
     const notLiked = await publishedBlog();
     const viewer = await registerUser(ctx.app);
     const other = await registerUser(ctx.app);
-    await api().post(likePath(liked._id)).set(bearer(viewer)).expect(200);
-    await api().post(likePath(notLiked._id)).set(bearer(other)).expect(200);
+    await api.as(viewer).post(likePath(liked._id)).expect(200);
+    await api.as(other).post(likePath(notLiked._id)).expect(200);
 
     expect(await likedByMeEverywhere(viewer, liked)).toEqual({ list: true, ofAuthor: true, bySlug: true });
     expect(await likedByMeEverywhere(viewer, notLiked)).toEqual({ list: false, ofAuthor: false, bySlug: false });
@@ -252,9 +252,9 @@ describe('likedByMe', () => {
 
   it("is true for an admin on a draft they liked, and the draft's likesCount shows it", async () => {
     const blog = await draftBlog();
-    await api().post(likePath(blog._id)).set(bearer(admin)).expect(200);
+    await api.as(admin).post(likePath(blog._id)).expect(200);
 
-    const response = await api().get(`/api/v1/blogs/${blog.slug}`).set(bearer(admin));
+    const response = await api.as(admin).get(`/blogs/${blog.slug}`);
 
     expect(response.status).toBe(200);
     expect(response.body.blog).toMatchObject({ likedByMe: true, likesCount: 1, status: 'draft' });
@@ -267,8 +267,8 @@ describe('likes and the blog they are on', () => {
     const user = await registerUser(ctx.app);
     const before = (await BlogModel.findById(blog._id).lean())?.updatedAt;
 
-    await api().post(likePath(blog._id)).set(bearer(user)).expect(200);
-    await api().delete(likePath(blog._id)).set(bearer(user)).expect(204);
+    await api.as(user).post(likePath(blog._id)).expect(200);
+    await api.as(user).delete(likePath(blog._id)).expect(204);
 
     expect((await BlogModel.findById(blog._id).lean())?.updatedAt).toEqual(before);
   });
@@ -276,11 +276,11 @@ describe('likes and the blog they are on', () => {
   it('leave no like behind when the blog is deleted while it is being liked', async () => {
     const blog = await publishedBlog();
     const users = await Promise.all(Array.from({ length: 15 }, () => registerUser(ctx.app)));
-    await api().post(likePath(blog._id)).set(bearer(users[0])).expect(200);
+    await api.as(users[0]).post(likePath(blog._id)).expect(200);
 
     const [deletion, ...likes] = await Promise.all([
-      api().delete(`/api/v1/blogs/${blog._id}`).set(bearer(admin)),
-      ...users.slice(1).map((user) => api().post(likePath(blog._id)).set(bearer(user))),
+      api.as(admin).delete(`/blogs/${blog._id}`),
+      ...users.slice(1).map((user) => api.as(user).post(likePath(blog._id))),
     ]);
 
     expect(deletion.status).toBe(204);
@@ -294,7 +294,7 @@ describe('many users liking and unliking one blog at once', () => {
     // Arrange: 25 users; the first 10 have liked the blog already.
     const blog = await publishedBlog();
     const users = await Promise.all(Array.from({ length: 25 }, () => registerUser(ctx.app)));
-    for (const user of users.slice(0, 10)) await api().post(likePath(blog._id)).set(bearer(user)).expect(200);
+    for (const user of users.slice(0, 10)) await api.as(user).post(likePath(blog._id)).expect(200);
     const initiallyLiked = users.map((_user, index) => (index < 10 ? 1 : 0));
 
     // Act: per user, requests that race one another and the other users'.
@@ -314,8 +314,8 @@ describe('many users liking and unliking one blog at once', () => {
     const responses = await Promise.all(
       planned.map(({ user, action }) =>
         action === 'like'
-          ? api().post(likePath(blog._id)).set(bearer(users[user]))
-          : api().delete(likePath(blog._id)).set(bearer(users[user])),
+          ? api.as(users[user]).post(likePath(blog._id))
+          : api.as(users[user]).delete(likePath(blog._id)),
       ),
     );
 
@@ -340,7 +340,7 @@ describe('many users liking and unliking one blog at once', () => {
     expect(records.map((like) => String(like.user)).sort()).toEqual(expectedLikers);
     expect(await LikeModel.countDocuments({ blog: new Types.ObjectId(blog._id) })).toBe(expectedLikers.length);
     expect(await storedLikesCount(blog._id)).toBe(expectedLikers.length);
-    const asAdmin = await api().get(`/api/v1/blogs/${blog.slug}`).set(bearer(admin)).expect(200);
+    const asAdmin = await api.as(admin).get(`/blogs/${blog.slug}`).expect(200);
     expect(asAdmin.body.blog.likesCount).toBe(expectedLikers.length);
   });
 });

@@ -1,10 +1,11 @@
-import request from 'supertest';
 import { UserModel } from '../src/models/user.model';
 import { captureLog, settle, type CapturedLog } from './helpers/log-capture';
 import { createTestContext, type TestContext } from './helpers/test-app';
+import { agent } from './helpers/agent';
 import { registerUser, uniqueEmail } from './helpers/users';
 
 let ctx: TestContext;
+const api = agent(() => ctx.app);
 let log: CapturedLog;
 beforeAll(async () => {
   log = captureLog('debug');
@@ -20,7 +21,7 @@ const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{1
 
 describe('request ids', () => {
   it('generates a UUID request id, returns it in X-Request-Id and logs one line for the request', async () => {
-    const response = await request(ctx.app).get('/api/v1/?page=secret-query-value');
+    const response = await api.get('/?page=secret-query-value');
     await settle();
 
     const requestId = response.headers['x-request-id'];
@@ -33,7 +34,7 @@ describe('request ids', () => {
   });
 
   it('keeps a well-formed X-Request-Id from the caller (a proxy) and logs under it', async () => {
-    const response = await request(ctx.app).get('/api/v1/nope').set('X-Request-Id', 'edge-7f3a.42:abc_Z');
+    const response = await api.get('/nope').set('X-Request-Id', 'edge-7f3a.42:abc_Z');
     await settle();
 
     expect(response.headers['x-request-id']).toBe('edge-7f3a.42:abc_Z');
@@ -45,7 +46,7 @@ describe('request ids', () => {
     ['an over-long id', 'a'.repeat(129)],
     ['characters outside the set', 'id/<script>'],
   ])('replaces an offered id with %s by a generated one', async (_case, offered) => {
-    const response = await request(ctx.app).get('/api/v1/').set('X-Request-Id', offered);
+    const response = await api.get('/').set('X-Request-Id', offered);
     await settle();
 
     expect(response.headers['x-request-id']).toMatch(UUID);
@@ -53,7 +54,7 @@ describe('request ids', () => {
   });
 
   it('gives concurrent requests different ids', async () => {
-    const responses = await Promise.all([1, 2, 3, 4].map(() => request(ctx.app).get('/api/v1/')));
+    const responses = await Promise.all([1, 2, 3, 4].map(() => api.get('/')));
     expect(new Set(responses.map((response) => response.headers['x-request-id'])).size).toBe(4);
   });
 });
@@ -74,13 +75,12 @@ describe('secrets stay out of the log', () => {
   it('logs register, login, refresh and logout without the password, tokens or cookie', async () => {
     const email = uniqueEmail('logged');
     const user = await registerUser(ctx.app, { email, password });
-    await request(ctx.app).post('/api/v1/auth/login').send({ email, password });
-    await request(ctx.app).post('/api/v1/auth/login').send({ email, password: `${password}-wrong` });
-    await request(ctx.app).post('/api/v1/auth/refresh-token').set('Cookie', user.refreshCookie);
-    await request(ctx.app).get('/api/v1/users/current').set('Authorization', `Bearer ${user.accessToken}`);
-    await request(ctx.app)
-      .post('/api/v1/auth/logout')
-      .set('Authorization', `Bearer ${user.accessToken}`)
+    await api.post('/auth/login').send({ email, password });
+    await api.post('/auth/login').send({ email, password: `${password}-wrong` });
+    await api.post('/auth/refresh-token').set('Cookie', user.refreshCookie);
+    await api.as(user.accessToken).get('/users/current');
+    await api.as(user.accessToken)
+      .post('/auth/logout')
       .set('Cookie', user.refreshCookie);
     await settle();
 
@@ -94,9 +94,8 @@ describe('secrets stay out of the log', () => {
     jest.spyOn(UserModel, 'findOne').mockRejectedValue(new Error('database exploded'));
     log.lines.length = 0;
 
-    const response = await request(ctx.app)
-      .get('/api/v1/users/current')
-      .set('Authorization', `Bearer ${user.accessToken}`)
+    const response = await api.as(user.accessToken)
+      .get('/users/current')
       .set('Cookie', `${user.refreshCookie}; other=${password}`)
       .set('X-Request-Id', 'failing-request-1');
     await settle();
@@ -114,7 +113,7 @@ describe('secrets stay out of the log', () => {
   it('on a 500 while registering, the submitted password is not in any line', async () => {
     jest.spyOn(UserModel, 'create').mockRejectedValue(new Error('write failed'));
 
-    const response = await request(ctx.app).post('/api/v1/auth/register').send({ email: uniqueEmail(), password });
+    const response = await api.post('/auth/register').send({ email: uniqueEmail(), password });
     await settle();
 
     expect(response.status).toBe(500);

@@ -7,14 +7,15 @@ import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import mongoose from 'mongoose';
-import request from 'supertest';
 import { databaseUri } from './helpers/server-process';
 import { createTestContext, type TestContext } from './helpers/test-app';
-import { bearer, registerUser } from './helpers/users';
+import { agent } from './helpers/agent';
+import { registerUser } from './helpers/users';
 
 const PROJECT_ROOT = path.resolve(__dirname, '..');
 
 let ctx: TestContext;
+const api = agent(() => ctx.app);
 beforeAll(async () => {
   ctx = await createTestContext();
 });
@@ -52,14 +53,14 @@ function makeAdmin(...args: string[]): Promise<{ code: number | null; stdout: st
 describe('npm run make-admin -- <email>', () => {
   it('promotes an existing account, not on the whitelist, whose open session then passes admin routes', async () => {
     const user = await registerUser(ctx.app, { email: 'Operator.Chosen@example.com' });
-    expect((await request(ctx.app).get('/api/v1/users').set(bearer(user))).status).toBe(403);
+    expect((await api.as(user).get('/users')).status).toBe(403);
 
     const result = await makeAdmin('operator.chosen@EXAMPLE.com');
 
     expect(result).toMatchObject({ code: 0, stderr: '' });
     expect(result.stdout).toBe(`operator.chosen@example.com (${user.user.username}) is now an admin\n`);
-    expect((await request(ctx.app).get('/api/v1/users').set(bearer(user))).status).toBe(200);
-    expect((await request(ctx.app).get('/api/v1/users/current').set(bearer(user))).body.user.role).toBe('admin');
+    expect((await api.as(user).get('/users')).status).toBe(200);
+    expect((await api.as(user).get('/users/current')).body.user.role).toBe('admin');
     expect((await makeAdmin('operator.chosen@example.com')).stdout).toBe('operator.chosen@example.com is already an admin\n');
   });
 

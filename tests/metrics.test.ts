@@ -13,7 +13,8 @@ import { monitorMongoClient } from '../src/lib/mongodb-metrics';
 import { postBlog } from './helpers/blogs';
 import { makeImage } from './helpers/images';
 import { createTestContext, testEnvironment, type TestContext } from './helpers/test-app';
-import { bearer, registerAdmin, registerUser, uniqueEmail } from './helpers/users';
+import { agent } from './helpers/agent';
+import { registerAdmin, registerUser, uniqueEmail } from './helpers/users';
 
 let ctx: TestContext;
 beforeAll(async () => {
@@ -60,10 +61,10 @@ describe('GET /metrics after a few requests', () => {
   it('counts requests by method, route template and status, never by raw path', async () => {
     const { app } = ctx.buildApp({});
     const user = await registerUser(app);
-    await request(app).get('/api/v1/users/current').set(bearer(user)).expect(200);
-    await request(app).get('/api/v1/users/current').set(bearer(user)).expect(200);
+    await agent(app).as(user).get('/users/current').expect(200);
+    await agent(app).as(user).get('/users/current').expect(200);
     const id = new mongoose.Types.ObjectId().toHexString();
-    await request(app).get(`/api/v1/users/${id}`).set(bearer(user)).expect(403);
+    await agent(app).as(user).get(`/users/${id}`).expect(403);
     await request(app).get('/wp-login.php').expect(404);
     await request(app).get('/healthz').expect(200);
 
@@ -88,7 +89,7 @@ describe('GET /metrics after a few requests', () => {
   it('counts each app on its own: createApp builds a registry per instance', async () => {
     const first = ctx.buildApp({}).app;
     const second = ctx.buildApp({}).app;
-    await request(first).get('/api/v1/').expect(200);
+    await agent(first).get('/').expect(200);
 
     const { samples } = await scrape(second);
 
@@ -99,14 +100,14 @@ describe('GET /metrics after a few requests', () => {
   it('counts authentication failures by reason', async () => {
     const { app } = ctx.buildApp({});
     const user = await registerUser(app);
-    await request(app).get('/api/v1/users/current').expect(401);
-    await request(app).get('/api/v1/users/current').set('Authorization', 'Bearer a.b.c').expect(401);
-    await request(app).post('/api/v1/auth/refresh-token').expect(401);
-    await request(app).post('/api/v1/auth/refresh-token').set('Cookie', 'refreshToken=x.y.z').expect(401);
-    await request(app).post('/api/v1/auth/login').send({ email: user.user.email, password: 'not the password' }).expect(400);
-    await request(app).post('/api/v1/auth/login').send({ email: uniqueEmail('nobody'), password: 'whatever123' }).expect(404);
+    await agent(app).get('/users/current').expect(401);
+    await agent(app).get('/users/current').set('Authorization', 'Bearer a.b.c').expect(401);
+    await agent(app).post('/auth/refresh-token').expect(401);
+    await agent(app).post('/auth/refresh-token').set('Cookie', 'refreshToken=x.y.z').expect(401);
+    await agent(app).post('/auth/login').send({ email: user.user.email, password: 'not the password' }).expect(400);
+    await agent(app).post('/auth/login').send({ email: uniqueEmail('nobody'), password: 'whatever123' }).expect(404);
     // a malformed login is a validation error, not a failed attempt
-    await request(app).post('/api/v1/auth/login').send({ email: 'not an email', password: 'x' }).expect(400);
+    await agent(app).post('/auth/login').send({ email: 'not an email', password: 'x' }).expect(400);
 
     const { samples } = await scrape(app);
 
@@ -127,7 +128,7 @@ describe('GET /metrics after a few requests', () => {
     expect((await postBlog(app, admin, { banner })).status).toBe(201);
     expect((await postBlog(app, admin, { banner: Buffer.alloc(2 * 1024 * 1024 + 1, 1) })).status).toBe(413);
     expect((await postBlog(app, admin, { banner: Buffer.from('not an image at all'), filename: 'x.png' })).status).toBe(400);
-    const withoutBanner = await request(app).post('/api/v1/blogs/').set(bearer(admin)).field('title', 'No banner').field('content', '<p>x</p>');
+    const withoutBanner = await agent(app).as(admin).post('/blogs/').field('title', 'No banner').field('content', '<p>x</p>');
     expect(withoutBanner.status).toBe(400);
 
     const { samples } = await scrape(app);
@@ -142,7 +143,7 @@ describe('GET /metrics after a few requests', () => {
 
   it('counts rate-limit refusals, and is itself outside the rate limit', async () => {
     const { app } = ctx.buildApp({ RATE_LIMIT_MAX: '2' });
-    for (const expected of [200, 200, 429, 429]) await request(app).get('/api/v1/').expect(expected);
+    for (const expected of [200, 200, 429, 429]) await agent(app).get('/').expect(expected);
 
     // more scrapes than the limit allows requests, all answered
     for (let scrapeNumber = 0; scrapeNumber < 3; scrapeNumber += 1) await scrape(app);
@@ -159,7 +160,7 @@ describe('GET /metrics after a few requests', () => {
     try {
       const app = createApp({ config: ctx.config, logger: ctx.logger, metrics });
       const user = await registerUser(app);
-      await request(app).get('/api/v1/users/current').set(bearer(user)).expect(200);
+      await agent(app).as(user).get('/users/current').expect(200);
 
       const { samples } = await scrape(app);
 

@@ -7,9 +7,11 @@ import request from 'supertest';
 import type { Express } from 'express';
 import { createBlog } from './helpers/blogs';
 import { createTestContext, type TestContext } from './helpers/test-app';
-import { bearer, registerAdmin, registerUser, type SignedInUser } from './helpers/users';
+import { agent } from './helpers/agent';
+import { registerAdmin, registerUser, type SignedInUser } from './helpers/users';
 
 let ctx: TestContext;
+const api = agent(() => ctx.app);
 let publicApp: Express;
 let admin: SignedInUser;
 let reader: SignedInUser;
@@ -22,8 +24,8 @@ beforeAll(async () => {
   reader = await registerUser(ctx.app);
   published = await createBlog(ctx.app, admin, { status: 'published' });
   draft = await createBlog(ctx.app, admin, { status: 'draft' });
-  await request(ctx.app).post(`/api/v1/likes/blog/${published._id}`).set(bearer(reader)).expect(200);
-  await request(ctx.app).post(`/api/v1/comments/blog/${published._id}`).set(bearer(reader)).send({ content: 'Nice' }).expect(201);
+  await api.as(reader).post(`/likes/blog/${published._id}`).expect(200);
+  await api.as(reader).post(`/comments/blog/${published._id}`).send({ content: 'Nice' }).expect(201);
 });
 afterAll(() => ctx.close());
 
@@ -61,24 +63,24 @@ describe('with PUBLIC_READS=true', () => {
   });
 
   it('lets anonymous visitors read a published blog by slug and its comments, but never a draft', async () => {
-    const blog = await request(publicApp).get(`/api/v1/blogs/${published.slug}`);
+    const blog = await agent(publicApp).get(`/blogs/${published.slug}`);
     expect(blog.status).toBe(200);
     expect(blog.body.blog).toMatchObject({ _id: published._id, likedByMe: false });
 
-    const comments = await request(publicApp).get(`/api/v1/comments/blog/${published._id}`);
+    const comments = await agent(publicApp).get(`/comments/blog/${published._id}`);
     expect(comments.status).toBe(200);
     expect(comments.body.comments).toHaveLength(1);
     expect(comments.body.comments[0].author).not.toHaveProperty('email');
 
-    expect((await request(publicApp).get(`/api/v1/blogs/${draft.slug}`)).status).toBe(404);
-    expect((await request(publicApp).get(`/api/v1/comments/blog/${draft._id}`)).status).toBe(404);
+    expect((await agent(publicApp).get(`/blogs/${draft.slug}`)).status).toBe(404);
+    expect((await agent(publicApp).get(`/comments/blog/${draft._id}`)).status).toBe(404);
   });
 
   it('still counts a token that is sent: the reader sees their like, the admin sees drafts', async () => {
-    const asReader = await request(publicApp).get(`/api/v1/blogs/${published.slug}`).set(bearer(reader));
+    const asReader = await agent(publicApp).as(reader).get(`/blogs/${published.slug}`);
     expect(asReader.body.blog.likedByMe).toBe(true);
 
-    const asAdmin = await request(publicApp).get('/api/v1/blogs').set(bearer(admin));
+    const asAdmin = await agent(publicApp).as(admin).get('/blogs');
     expect(asAdmin.body.blogs.map((blog: { _id: string }) => blog._id)).toContain(draft._id);
   });
 
@@ -90,10 +92,10 @@ describe('with PUBLIC_READS=true', () => {
   });
 
   it('keeps every write and the admin list behind a token', async () => {
-    expect((await request(publicApp).post(`/api/v1/comments/blog/${published._id}`).send({ content: 'anon' })).status).toBe(401);
-    expect((await request(publicApp).post(`/api/v1/likes/blog/${published._id}`)).status).toBe(401);
-    expect((await request(publicApp).delete(`/api/v1/blogs/${published._id}`)).status).toBe(401);
-    expect((await request(publicApp).get('/api/v1/comments')).status).toBe(401);
-    expect((await request(publicApp).get('/api/v1/users/current')).status).toBe(401);
+    expect((await agent(publicApp).post(`/comments/blog/${published._id}`).send({ content: 'anon' })).status).toBe(401);
+    expect((await agent(publicApp).post(`/likes/blog/${published._id}`)).status).toBe(401);
+    expect((await agent(publicApp).delete(`/blogs/${published._id}`)).status).toBe(401);
+    expect((await agent(publicApp).get('/comments')).status).toBe(401);
+    expect((await agent(publicApp).get('/users/current')).status).toBe(401);
   });
 });

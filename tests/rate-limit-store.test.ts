@@ -9,6 +9,7 @@ import { createApp } from '../src/app';
 import { closeRedis, createRedisRateLimitStore, openRedis, pingRedis, type RedisClient } from '../src/lib/redis';
 import { captureLog, settle } from './helpers/log-capture';
 import { createTestContext, type TestContext } from './helpers/test-app';
+import { agent } from './helpers/agent';
 
 let ctx: TestContext;
 let redis: RedisClient;
@@ -39,7 +40,7 @@ describe('rate limit with an unreachable Redis store', () => {
 
     const statuses: number[] = [];
     for (let i = 0; i < 5; i++) {
-      const response = await request(app).get('/api/v1/').set('X-Request-Id', `store-down-${i}`);
+      const response = await agent(app).get('/').set('X-Request-Id', `store-down-${i}`);
       statuses.push(response.status);
     }
     await settle();
@@ -53,8 +54,8 @@ describe('rate limit with an unreachable Redis store', () => {
 
   it('still serves the routes behind the limiter (register, then the current user)', async () => {
     const app = createApp({ config: ctx.config, logger: ctx.logger, rateLimitStore: createRedisRateLimitStore(redis) });
-    const registered = await request(app).post('/api/v1/auth/register').send({ email: 'store-down@example.com', password: 'password123' });
-    const current = await request(app).get('/api/v1/users/current').set('Authorization', `Bearer ${registered.body.accessToken}`);
+    const registered = await agent(app).post('/auth/register').send({ email: 'store-down@example.com', password: 'password123' });
+    const current = await agent(app).get('/users/current').set('Authorization', `Bearer ${registered.body.accessToken}`);
 
     expect(registered.status).toBe(201);
     expect(current.status).toBe(200);

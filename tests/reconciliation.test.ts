@@ -14,9 +14,11 @@ import { reconcileCounters } from '../src/services/reconciliation.service';
 import { createBlog } from './helpers/blogs';
 import { captureLog } from './helpers/log-capture';
 import { createTestContext, type TestContext } from './helpers/test-app';
-import { bearer, registerAdmin, registerUser, type SignedInUser } from './helpers/users';
+import { agent } from './helpers/agent';
+import { registerAdmin, registerUser, type SignedInUser } from './helpers/users';
 
 let ctx: TestContext;
+const api = agent(() => ctx.app);
 let admin: SignedInUser;
 beforeAll(async () => {
   ctx = await createTestContext();
@@ -30,8 +32,8 @@ describe('reconcileCounters', () => {
     const right = await createBlog(ctx.app, admin, { status: 'published' });
     const reader = await registerUser(ctx.app);
     for (const blog of [drifted, right]) {
-      expect((await request(ctx.app).post(`/api/v1/likes/blog/${blog._id}`).set(bearer(reader))).status).toBe(200);
-      expect((await request(ctx.app).post(`/api/v1/comments/blog/${blog._id}`).set(bearer(reader)).send({ content: 'hi' })).status).toBe(201);
+      expect((await api.as(reader).post(`/likes/blog/${blog._id}`)).status).toBe(200);
+      expect((await api.as(reader).post(`/comments/blog/${blog._id}`).send({ content: 'hi' })).status).toBe(201);
     }
     // what a SIGKILL between the record and its $inc leaves: one counter short, one too high
     await BlogModel.updateOne({ _id: drifted._id }, { $set: { likesCount: 0, commentsCount: 3 } });

@@ -1,7 +1,8 @@
-import request from 'supertest';
 import { createTestContext, type TestContext } from './helpers/test-app';
+import { agent } from './helpers/agent';
 
 let ctx: TestContext;
+const api = agent(() => ctx.app);
 beforeAll(async () => {
   ctx = await createTestContext();
 });
@@ -9,7 +10,7 @@ afterAll(() => ctx.close());
 
 describe('GET /api/v1/', () => {
   it('answers 200 with message, status, version 1.0.0, an absolute docs URL and a timestamp', async () => {
-    const response = await request(ctx.app).get('/api/v1/');
+    const response = await api.get('/');
     expect(response.status).toBe(200);
     expect(Object.keys(response.body).sort()).toEqual(['docs', 'message', 'status', 'timestamp', 'version']);
     expect(response.body.version).toBe('1.0.0');
@@ -21,7 +22,7 @@ describe('GET /api/v1/', () => {
   });
 
   it('answers the same without the trailing slash', async () => {
-    const response = await request(ctx.app).get('/api/v1');
+    const response = await api.get('/');
     expect(response.status).toBe(200);
     expect(response.body.version).toBe('1.0.0');
   });
@@ -29,7 +30,7 @@ describe('GET /api/v1/', () => {
 
 describe('unknown routes', () => {
   it('answers 404 NotFound in the error shape', async () => {
-    const response = await request(ctx.app).get('/api/v1/nope');
+    const response = await api.get('/nope');
     expect(response.status).toBe(404);
     expect(response.body).toEqual({ code: 'NotFound', message: expect.any(String) });
   });

@@ -5,7 +5,7 @@
 import mongoose from 'mongoose';
 import { createClient } from 'redis';
 import { createTestContext, type TestContext } from './helpers/test-app';
-import { freePort, redisServerInstalled, startRedisServer, type RedisServer } from './helpers/redis-server';
+import { redisServerInstalled, startRedisServer, type RedisServer } from './helpers/redis-server';
 import { databaseUri, sharedSecrets, startServerProcess, type ServerProcess } from './helpers/server-process';
 
 const REDIS_INSTALLED = redisServerInstalled();
@@ -140,7 +140,10 @@ describeWithRedis('two instances sharing MongoDB and Redis', () => {
   });
 
   it('starts without Redis (failing open), and limits once Redis comes up', async () => {
-    const port = await freePort();
+    // A port Redis itself found free, with nothing on it until Redis comes back there, as after a restart.
+    const parked = await startRedisServer();
+    const { port } = parked;
+    await parked.stop();
     const late = await startServerProcess({ ...env, REDIS_URL: `redis://127.0.0.1:${port}` });
     servers.push(late);
     expect(late.output.join('\n')).toMatch(/redis: not reachable at start/);

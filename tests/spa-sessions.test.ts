@@ -10,9 +10,11 @@ import jwt from 'jsonwebtoken';
 import request from 'supertest';
 import { ConfigError, loadConfig } from '../src/config';
 import { createTestContext, type TestContext } from './helpers/test-app';
-import { bearer, refreshCookieOf, registerUser, uniqueEmail } from './helpers/users';
+import { agent } from './helpers/agent';
+import { refreshCookieOf, registerUser, uniqueEmail } from './helpers/users';
 
 let ctx: TestContext;
+const api = agent(() => ctx.app);
 beforeAll(async () => {
   ctx = await createTestContext();
 });
@@ -31,7 +33,7 @@ describe('the refresh cookie across sites (COOKIE_SAMESITE, COOKIE_SECURE)', () 
 
   it('is set SameSite=None; Secure for a SPA on another site when the operator asks for it', async () => {
     const { app } = ctx.buildApp({ COOKIE_SAMESITE: 'none', COOKIE_SECURE: 'true' });
-    const response = await request(app).post('/api/v1/auth/register').send({ email: uniqueEmail(), password: 'password123' });
+    const response = await agent(app).post('/auth/register').send({ email: uniqueEmail(), password: 'password123' });
 
     expect(response.status).toBe(201);
     expect(setCookieOf(response)).toMatch(/; Secure/);
@@ -42,7 +44,7 @@ describe('the refresh cookie across sites (COOKIE_SAMESITE, COOKIE_SECURE)', () 
   it('is set SameSite=Lax with COOKIE_SAMESITE=lax, and cleared with the same attributes at logout', async () => {
     const { app } = ctx.buildApp({ COOKIE_SAMESITE: 'Lax' });
     const user = await registerUser(app);
-    const response = await request(app).post('/api/v1/auth/logout').set(bearer(user)).set('Cookie', user.refreshCookie);
+    const response = await agent(app).as(user).post('/auth/logout').set('Cookie', user.refreshCookie);
 
     expect(response.status).toBe(200);
     expect(setCookieOf(response)).toMatch(/^refreshToken=;.*SameSite=Lax/);
@@ -66,8 +68,8 @@ describe('CORS_ORIGINS', () => {
     expect(warnings).toContain('CORS_ORIGINS: "http://localhost:5173/" read as "http://localhost:5173", the form browsers send in their Origin header');
 
     const { app } = ctx.buildApp({ CORS_ORIGINS: 'http://localhost:5173/' });
-    const response = await request(app)
-      .options('/api/v1/auth/refresh-token')
+    const response = await agent(app)
+      .options('/auth/refresh-token')
       .set('Origin', 'http://localhost:5173')
       .set('Access-Control-Request-Method', 'POST');
     expect(response.headers['access-control-allow-origin']).toBe('http://localhost:5173');
@@ -98,7 +100,7 @@ describe('a rejected access token', () => {
 
   it('answers 401 "Access token expired" when the token is ours but out of time, so the SPA knows to refresh', async () => {
     const user = await registerUser(ctx.app);
-    const response = await request(ctx.app).get('/api/v1/users/current').set('Authorization', `Bearer ${expiredTokenOf(user.accessToken)}`);
+    const response = await api.get('/users/current').set('Authorization', `Bearer ${expiredTokenOf(user.accessToken)}`);
 
     expect(response.status).toBe(401);
     expect(response.body).toEqual({ code: 'AuthenticationError', message: 'Access token expired' });
@@ -109,10 +111,10 @@ describe('a rejected access token', () => {
     const claims = jwt.decode(user.accessToken) as { sub: string; sid: string };
     const forged = jwt.sign({ sid: claims.sid }, 'x'.repeat(32), { algorithm: 'HS256', subject: claims.sub, expiresIn: 60 });
     const forgedAndExpired = jwt.sign({ sid: claims.sid, exp: Math.floor(Date.now() / 1000) - 10 }, 'x'.repeat(32), { algorithm: 'HS256', subject: claims.sub });
-    await request(ctx.app).post('/api/v1/auth/logout').set(bearer(user)).set('Cookie', user.refreshCookie).expect(200);
+    await api.as(user).post('/auth/logout').set('Cookie', user.refreshCookie).expect(200);
 
     for (const token of [forged, forgedAndExpired, user.accessToken, 'a.b.c']) {
-      const response = await request(ctx.app).get('/api/v1/users/current').set('Authorization', `Bearer ${token}`);
+      const response = await api.as(token).get('/users/current');
       expect(response.status).toBe(401);
       expect(response.body).toEqual({ code: 'AuthenticationError', message: 'Access token is invalid' });
     }
@@ -120,11 +122,11 @@ describe('a rejected access token', () => {
 
   it('can be refreshed after "expired" through the cookie, as the spec\'s flow says', async () => {
     const user = await registerUser(ctx.app);
-    const refreshed = await request(ctx.app).post('/api/v1/auth/refresh-token').set('Cookie', user.refreshCookie);
+    const refreshed = await api.post('/auth/refresh-token').set('Cookie', user.refreshCookie);
     expect(refreshed.status).toBe(200);
-    const retried = await request(ctx.app).get('/api/v1/users/current').set('Authorization', `Bearer ${refreshed.body.accessToken}`);
+    const retried = await api.as(refreshed.body.accessToken).get('/users/current');
     expect(retried.status).toBe(200);
-    expect(refreshCookieOf(await request(ctx.app).post('/api/v1/auth/login').send({ email: user.user.email, password: user.password }))).toMatch(/^refreshToken=/);
+    expect(refreshCookieOf(await api.post('/auth/login').send({ email: user.user.email, password: user.password }))).toMatch(/^refreshToken=/);
   });
 });
 
@@ -169,7 +171,7 @@ describe('development JWT secrets kept in a file', () => {
 
 describe('the reference page over plain HTTP', () => {
   it('is served without upgrade-insecure-requests, so http://vm:3000/api/v1/docs loads its assets over http', async () => {
-    const response = await request(ctx.app).get('/api/v1/docs').set('Host', 'vm:3000');
+    const response = await api.get('/docs').set('Host', 'vm:3000');
 
     expect(response.status).toBe(200);
     expect(response.headers['content-security-policy']).toContain("default-src 'self'");
@@ -180,7 +182,7 @@ describe('the reference page over plain HTTP', () => {
 
   it('keeps Cross-Origin-Opener-Policy over HTTPS (seen through a trusted proxy)', async () => {
     const { app } = ctx.buildApp({ TRUST_PROXY: '1' });
-    const response = await request(app).get('/api/v1/docs').set('X-Forwarded-Proto', 'https');
+    const response = await agent(app).get('/docs').set('X-Forwarded-Proto', 'https');
 
     expect(response.headers['cross-origin-opener-policy']).toBe('same-origin');
   });

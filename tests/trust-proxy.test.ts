@@ -3,8 +3,8 @@
  * is the client's own words and must not buy a fresh budget; behind one trusted proxy (TRUST_PROXY=1)
  * the address that proxy appended is the client's, and each client is counted on its own.
  */
-import request from 'supertest';
 import { createTestContext, type TestContext } from './helpers/test-app';
+import { agent } from './helpers/agent';
 
 let ctx: TestContext;
 beforeAll(async () => {
@@ -19,7 +19,7 @@ describe('TRUST_PROXY=false (the default, no proxy in front)', () => {
     const { app } = ctx.buildApp({ ...LIMIT, TRUST_PROXY: 'false' });
     const statuses: number[] = [];
     for (const forged of ['203.0.113.1', '203.0.113.2', '203.0.113.3', '198.51.100.7, 203.0.113.4']) {
-      statuses.push((await request(app).get('/api/v1/').set('X-Forwarded-For', forged)).status);
+      statuses.push((await agent(app).get('/').set('X-Forwarded-For', forged)).status);
     }
 
     expect(statuses).toEqual([200, 200, 429, 429]);
@@ -29,7 +29,7 @@ describe('TRUST_PROXY=false (the default, no proxy in front)', () => {
 describe('TRUST_PROXY=1 (one reverse proxy in front)', () => {
   it('counts each client address from X-Forwarded-For separately', async () => {
     const { app } = ctx.buildApp({ ...LIMIT, TRUST_PROXY: '1' });
-    const from = (ip: string) => request(app).get('/api/v1/').set('X-Forwarded-For', ip);
+    const from = (ip: string) => agent(app).get('/').set('X-Forwarded-For', ip);
 
     const statusesOfOne = [(await from('203.0.113.10')).status, (await from('203.0.113.10')).status, (await from('203.0.113.10')).status];
     const other = await from('203.0.113.20');
@@ -44,7 +44,7 @@ describe('TRUST_PROXY=1 (one reverse proxy in front)', () => {
     // The proxy appends the address it saw (203.0.113.30); what the client wrote before it is not trusted.
     const statuses: number[] = [];
     for (const forged of ['10.0.0.1', '10.0.0.2', '10.0.0.3']) {
-      statuses.push((await request(app).get('/api/v1/').set('X-Forwarded-For', `${forged}, 203.0.113.30`)).status);
+      statuses.push((await agent(app).get('/').set('X-Forwarded-For', `${forged}, 203.0.113.30`)).status);
     }
 
     expect(statuses).toEqual([200, 200, 429]);

@@ -2,15 +2,16 @@
  * Unknown fields in request bodies are refused with 400 ValidationError naming each of them, so a client's
  * mistake (firstName for first_name, a read-only role) surfaces at once instead of a 200 that changed nothing.
  */
-import request from 'supertest';
 import { buildOpenApiDocument } from '../src/openapi/document';
 import type { JsonSchema } from '../src/openapi/types';
 import { createBlog } from './helpers/blogs';
 import { makeImage } from './helpers/images';
 import { createTestContext, type TestContext } from './helpers/test-app';
-import { bearer, registerAdmin, registerUser, uniqueEmail, type SignedInUser } from './helpers/users';
+import { agent } from './helpers/agent';
+import { registerAdmin, registerUser, uniqueEmail, type SignedInUser } from './helpers/users';
 
 let ctx: TestContext;
+const api = agent(() => ctx.app);
 let user: SignedInUser;
 let admin: SignedInUser;
 beforeAll(async () => {
@@ -30,31 +31,29 @@ const unknownField = (path: string, _sent: string) => ({
 
 describe('PUT /users/current', () => {
   it('refuses firstName (the response\'s name for first_name) with 400 and changes nothing', async () => {
-    const response = await request(ctx.app).put('/api/v1/users/current').set(bearer(user)).send({ firstName: 'Ada', last_name: 'Lovelace' });
+    const response = await api.as(user).put('/users/current').send({ firstName: 'Ada', last_name: 'Lovelace' });
 
     expect(response.status).toBe(400);
     expect(response.body).toEqual({ code: 'ValidationError', errors: { firstName: unknownField('firstName', 'Ada') } });
-    const current = await request(ctx.app).get('/api/v1/users/current').set(bearer(user));
+    const current = await api.as(user).get('/users/current');
     expect(current.body.user).not.toHaveProperty('lastName');
   });
 
   it('refuses the read-only role and every other unknown field, each under its own name, before checking the known ones', async () => {
-    const response = await request(ctx.app)
-      .put('/api/v1/users/current')
-      .set(bearer(user))
+    const response = await api.as(user)
+      .put('/users/current')
       .send({ role: 'admin', socialLinks: { x: 'https://x.com/ada' }, username: 'bad name!' });
 
     expect(response.status).toBe(400);
     expect(Object.keys(response.body.errors).sort()).toEqual(['role', 'socialLinks']);
     expect(response.body.errors.role).toEqual(unknownField('role', 'admin'));
     expect(response.body.errors.socialLinks).toEqual(unknownField('socialLinks', '{"x":"https://x.com/ada"}'));
-    expect((await request(ctx.app).get('/api/v1/users/current').set(bearer(user))).body.user.role).toBe('user');
+    expect((await api.as(user).get('/users/current')).body.user.role).toBe('user');
   });
 
   it('still accepts every documented field', async () => {
-    const response = await request(ctx.app)
-      .put('/api/v1/users/current')
-      .set(bearer(user))
+    const response = await api.as(user)
+      .put('/users/current')
       .send({ first_name: 'Ada', last_name: 'Lovelace', website: 'https://ada.example.com', x: '' });
 
     expect(response.status).toBe(200);
@@ -65,17 +64,17 @@ describe('PUT /users/current', () => {
 describe('POST /auth/register and /auth/login', () => {
   it('accept role, as the interface allows, and refuse anything else', async () => {
     const email = uniqueEmail();
-    expect((await request(ctx.app).post('/api/v1/auth/register').send({ email, password: 'password123', role: 'user' })).status).toBe(201);
-    expect((await request(ctx.app).post('/api/v1/auth/login').send({ email, password: 'password123', role: 'user' })).status).toBe(200);
+    expect((await api.post('/auth/register').send({ email, password: 'password123', role: 'user' })).status).toBe(201);
+    expect((await api.post('/auth/login').send({ email, password: 'password123', role: 'user' })).status).toBe(200);
 
-    const response = await request(ctx.app).post('/api/v1/auth/login').send({ email, password: 'password123', remember: true });
+    const response = await api.post('/auth/login').send({ email, password: 'password123', remember: true });
     expect(response.status).toBe(400);
     expect(response.body.errors).toEqual({ remember: unknownField('remember', 'true') });
   });
 
   it('never echo an unknown field\'s value: it may be a misnamed secret', async () => {
-    const response = await request(ctx.app)
-      .post('/api/v1/auth/register')
+    const response = await api
+      .post('/auth/register')
       .send({ email: uniqueEmail(), password: 'password123', refreshToken: 'secret.token.value' });
     expect(response.status).toBe(400);
     expect(response.body.errors.refreshToken.value).toBe('');
@@ -84,19 +83,19 @@ describe('POST /auth/register and /auth/login', () => {
 
 describe('bodies that take no fields, and comments', () => {
   it('refuse fields on refresh-token and on liking a blog', async () => {
-    const refresh = await request(ctx.app).post('/api/v1/auth/refresh-token').set('Cookie', user.refreshCookie).send({ token: 'x' });
+    const refresh = await api.post('/auth/refresh-token').set('Cookie', user.refreshCookie).send({ token: 'x' });
     expect(refresh.status).toBe(400);
     expect(refresh.body.errors).toEqual({ token: unknownField('token', 'x') });
 
     const blog = await createBlog(ctx.app, admin, { status: 'published' });
-    const like = await request(ctx.app).post(`/api/v1/likes/blog/${blog._id}`).set(bearer(user)).send({ like: true });
+    const like = await api.as(user).post(`/likes/blog/${blog._id}`).send({ like: true });
     expect(like.status).toBe(400);
     expect(like.body.errors).toEqual({ like: unknownField('like', 'true') });
   });
 
   it('refuse a comment with a field besides content', async () => {
     const blog = await createBlog(ctx.app, admin, { status: 'published' });
-    const response = await request(ctx.app).post(`/api/v1/comments/blog/${blog._id}`).set(bearer(user)).send({ content: 'Hi', text: 'Hi' });
+    const response = await api.as(user).post(`/comments/blog/${blog._id}`).send({ content: 'Hi', text: 'Hi' });
 
     expect(response.status).toBe(400);
     expect(response.body.errors).toEqual({ text: unknownField('text', 'Hi') });
@@ -105,9 +104,8 @@ describe('bodies that take no fields, and comments', () => {
 
 describe('the blog forms (multipart)', () => {
   it('refuse an unknown text field on create and on update, naming it', async () => {
-    const created = await request(ctx.app)
-      .post('/api/v1/blogs/')
-      .set(bearer(admin))
+    const created = await api.as(admin)
+      .post('/blogs/')
       .field('title', 'With a typo')
       .field('content', '<p>Hi</p>')
       .field('statuss', 'published')
@@ -116,7 +114,7 @@ describe('the blog forms (multipart)', () => {
     expect(created.body.errors).toEqual({ statuss: unknownField('statuss', 'published') });
 
     const blog = await createBlog(ctx.app, admin);
-    const updated = await request(ctx.app).put(`/api/v1/blogs/${blog._id}`).set(bearer(admin)).field('slug', 'mine');
+    const updated = await api.as(admin).put(`/blogs/${blog._id}`).field('slug', 'mine');
     expect(updated.status).toBe(400);
     expect(updated.body.errors).toEqual({ slug: unknownField('slug', 'mine') });
   });
@@ -137,9 +135,8 @@ describe('the OpenAPI document', () => {
 
 describe('odd field names', () => {
   it('are refused with 400 like any other unknown field, never a 500', async () => {
-    const response = await request(ctx.app)
-      .put('/api/v1/users/current')
-      .set(bearer(user))
+    const response = await api.as(user)
+      .put('/users/current')
       .set('Content-Type', 'application/json')
       .send('{"a.b": 1, "c[0]": 2, "__proto__": {"x": 1}, "": 3, "constructor": 4, "*": 5}');
 

@@ -1,6 +1,6 @@
-import request from 'supertest';
 import { createTestContext, type TestContext } from './helpers/test-app';
-import { bearer, registerAdmin, registerUser, type SignedInUser } from './helpers/users';
+import { agent } from './helpers/agent';
+import { registerAdmin, registerUser, type SignedInUser } from './helpers/users';
 
 let ctx: TestContext;
 let admin: SignedInUser;
@@ -10,13 +10,13 @@ beforeAll(async () => {
 });
 afterAll(() => ctx.close());
 
-const api = () => request(ctx.app);
+const api = agent(() => ctx.app);
 const UNKNOWN_ID = '5f0000000000000000000000';
 
 describe('GET /users/current', () => {
   it('answers 200 with the signed-in user, without the password hash', async () => {
     const signedIn = await registerUser(ctx.app);
-    const response = await api().get('/api/v1/users/current').set(bearer(signedIn));
+    const response = await api.as(signedIn).get('/users/current');
 
     expect(response.status).toBe(200);
     expect(Object.keys(response.body)).toEqual(['user']);
@@ -29,7 +29,7 @@ describe('GET /users/current', () => {
     ['a malformed header', { Authorization: 'Token abc' }],
     ['a bearer that is not a JWT', { Authorization: 'Bearer not-a-jwt' }],
   ])('answers 401 AuthenticationError with %s', async (_label, headers) => {
-    const response = await api().get('/api/v1/users/current').set(headers);
+    const response = await api.get('/users/current').set(headers);
     expect(response.status).toBe(401);
     expect(response.body).toEqual({ code: 'AuthenticationError', message: expect.any(String) });
   });
@@ -38,9 +38,8 @@ describe('GET /users/current', () => {
 describe('PUT /users/current', () => {
   it('maps first_name, last_name and flat social links onto firstName, lastName and socialLinks', async () => {
     const signedIn = await registerUser(ctx.app);
-    const response = await api()
-      .put('/api/v1/users/current')
-      .set(bearer(signedIn))
+    const response = await api.as(signedIn)
+      .put('/users/current')
       .send({
         first_name: 'Ada',
         last_name: 'Lovelace',
@@ -68,14 +67,14 @@ describe('PUT /users/current', () => {
     expect(response.body.user).not.toHaveProperty('first_name');
     expect(response.body.user).not.toHaveProperty('password');
 
-    const reread = await api().get('/api/v1/users/current').set(bearer(signedIn));
+    const reread = await api.as(signedIn).get('/users/current');
     expect(reread.body.user.socialLinks.x).toBe('https://x.com/ada');
   });
 
   it('clears an optional field sent as an empty string and leaves the others', async () => {
     const signedIn = await registerUser(ctx.app);
-    await api().put('/api/v1/users/current').set(bearer(signedIn)).send({ first_name: 'Ada', website: 'https://a.example' }).expect(200);
-    const response = await api().put('/api/v1/users/current').set(bearer(signedIn)).send({ website: '' });
+    await api.as(signedIn).put('/users/current').send({ first_name: 'Ada', website: 'https://a.example' }).expect(200);
+    const response = await api.as(signedIn).put('/users/current').send({ website: '' });
 
     expect(response.status).toBe(200);
     expect(response.body.user.firstName).toBe('Ada');
@@ -84,9 +83,8 @@ describe('PUT /users/current', () => {
 
   it('changes username and email, lower-casing the email', async () => {
     const signedIn = await registerUser(ctx.app);
-    const response = await api()
-      .put('/api/v1/users/current')
-      .set(bearer(signedIn))
+    const response = await api.as(signedIn)
+      .put('/users/current')
       .send({ username: 'New_Name-1', email: 'Renamed.User@Example.com' });
 
     expect(response.status).toBe(200);
@@ -97,51 +95,51 @@ describe('PUT /users/current', () => {
     const taken = await registerUser(ctx.app);
     const signedIn = await registerUser(ctx.app);
 
-    const byName = await api().put('/api/v1/users/current').set(bearer(signedIn)).send({ username: taken.user.username });
+    const byName = await api.as(signedIn).put('/users/current').send({ username: taken.user.username });
     expect(byName.status).toBe(400);
     expect(byName.body.errors.username).toMatchObject({ path: 'username', location: 'body' });
 
-    const byEmail = await api().put('/api/v1/users/current').set(bearer(signedIn)).send({ email: taken.user.email });
+    const byEmail = await api.as(signedIn).put('/users/current').send({ email: taken.user.email });
     expect(byEmail.status).toBe(400);
     expect(byEmail.body.errors.email).toMatchObject({ path: 'email', location: 'body' });
   });
 
   it('changes the password: the new one logs in, the old one no longer does', async () => {
     const signedIn = await registerUser(ctx.app);
-    await api().put('/api/v1/users/current').set(bearer(signedIn)).send({ password: 'a-new-password' }).expect(200);
+    await api.as(signedIn).put('/users/current').send({ password: 'a-new-password' }).expect(200);
 
-    const oldLogin = await api().post('/api/v1/auth/login').send({ email: signedIn.user.email, password: signedIn.password });
+    const oldLogin = await api.post('/auth/login').send({ email: signedIn.user.email, password: signedIn.password });
     expect(oldLogin.status).toBe(400);
-    const newLogin = await api().post('/api/v1/auth/login').send({ email: signedIn.user.email, password: 'a-new-password' });
+    const newLogin = await api.post('/auth/login').send({ email: signedIn.user.email, password: 'a-new-password' });
     expect(newLogin.status).toBe(200);
   });
 
   it("a password change ends the user's other sessions and keeps the current one", async () => {
     const first = await registerUser(ctx.app);
-    const otherLogin = await api().post('/api/v1/auth/login').send({ email: first.user.email, password: first.password });
+    const otherLogin = await api.post('/auth/login').send({ email: first.user.email, password: first.password });
     const other = { accessToken: otherLogin.body.accessToken, cookie: otherLogin.headers['set-cookie'][0].split(';')[0] };
 
-    await api().put('/api/v1/users/current').set(bearer(first)).send({ password: 'changed-password' }).expect(200);
+    await api.as(first).put('/users/current').send({ password: 'changed-password' }).expect(200);
 
-    expect((await api().get('/api/v1/users/current').set('Authorization', `Bearer ${other.accessToken}`)).status).toBe(401);
-    expect((await api().post('/api/v1/auth/refresh-token').set('Cookie', other.cookie)).status).toBe(401);
-    expect((await api().get('/api/v1/users/current').set(bearer(first))).status).toBe(200);
-    expect((await api().post('/api/v1/auth/refresh-token').set('Cookie', first.refreshCookie)).status).toBe(200);
+    expect((await api.get('/users/current').set('Authorization', `Bearer ${other.accessToken}`)).status).toBe(401);
+    expect((await api.post('/auth/refresh-token').set('Cookie', other.cookie)).status).toBe(401);
+    expect((await api.as(first).get('/users/current')).status).toBe(200);
+    expect((await api.post('/auth/refresh-token').set('Cookie', first.refreshCookie)).status).toBe(200);
   });
 
   it('answers 200 and changes nothing for an empty body', async () => {
     const signedIn = await registerUser(ctx.app);
-    const response = await api().put('/api/v1/users/current').set(bearer(signedIn)).send({});
+    const response = await api.as(signedIn).put('/users/current').send({});
     expect(response.status).toBe(200);
     expect(response.body.user.username).toBe(signedIn.user.username);
   });
 
   it('refuses fields that are not updatable (role, _id) with 400 naming each, and changes nothing (issue 12)', async () => {
     const signedIn = await registerUser(ctx.app);
-    const response = await api().put('/api/v1/users/current').set(bearer(signedIn)).send({ role: 'admin', _id: UNKNOWN_ID });
+    const response = await api.as(signedIn).put('/users/current').send({ role: 'admin', _id: UNKNOWN_ID });
     expect(response.status).toBe(400);
     expect(Object.keys(response.body.errors).sort()).toEqual(['_id', 'role']);
-    const current = await api().get('/api/v1/users/current').set(bearer(signedIn));
+    const current = await api.as(signedIn).get('/users/current');
     expect(current.body.user.role).toBe('user');
   });
 
@@ -167,7 +165,7 @@ describe('PUT /users/current', () => {
       ['youtube', 'youtube'],
     ])('refuses %s = %p with 400 ValidationError on that field', async (field, value) => {
       const signedIn = await registerUser(ctx.app);
-      const response = await api().put('/api/v1/users/current').set(bearer(signedIn)).send({ [field]: value });
+      const response = await api.as(signedIn).put('/users/current').send({ [field]: value });
 
       expect(response.status).toBe(400);
       expect(response.body.code).toBe('ValidationError');
@@ -184,42 +182,41 @@ describe('PUT /users/current', () => {
       const signedIn = await registerUser(ctx.app);
       const link = `https://example.com/${'p'.repeat(80)}`;
       expect(link).toHaveLength(100);
-      const response = await api()
-        .put('/api/v1/users/current')
-        .set(bearer(signedIn))
+      const response = await api.as(signedIn)
+        .put('/users/current')
         .send({ first_name: 'f'.repeat(20), last_name: 'l'.repeat(20), website: link });
       expect(response.status).toBe(200);
     });
   });
 
   it('answers 401 without a token', async () => {
-    expect((await api().put('/api/v1/users/current').send({ first_name: 'X' })).status).toBe(401);
+    expect((await api.put('/users/current').send({ first_name: 'X' })).status).toBe(401);
   });
 });
 
 describe('DELETE /users/current', () => {
   it('answers 204 with no body, deletes the account and ends its sessions', async () => {
     const signedIn = await registerUser(ctx.app);
-    const response = await api().delete('/api/v1/users/current').set(bearer(signedIn));
+    const response = await api.as(signedIn).delete('/users/current');
 
     expect(response.status).toBe(204);
     expect(response.text).toBe('');
-    expect((await api().get('/api/v1/users/current').set(bearer(signedIn))).status).toBe(401);
-    expect((await api().post('/api/v1/auth/refresh-token').set('Cookie', signedIn.refreshCookie)).status).toBe(401);
-    expect((await api().get(`/api/v1/users/${signedIn.user._id}`).set(bearer(admin))).status).toBe(404);
-    const relogin = await api().post('/api/v1/auth/login').send({ email: signedIn.user.email, password: signedIn.password });
+    expect((await api.as(signedIn).get('/users/current')).status).toBe(401);
+    expect((await api.post('/auth/refresh-token').set('Cookie', signedIn.refreshCookie)).status).toBe(401);
+    expect((await api.as(admin).get(`/users/${signedIn.user._id}`)).status).toBe(404);
+    const relogin = await api.post('/auth/login').send({ email: signedIn.user.email, password: signedIn.password });
     expect(relogin.status).toBe(404);
   });
 
   it('answers 401 without a token', async () => {
-    expect((await api().delete('/api/v1/users/current')).status).toBe(401);
+    expect((await api.delete('/users/current')).status).toBe(401);
   });
 });
 
 describe('GET /users/ (admin)', () => {
   it('answers 200 with a page of users, newest first, with defaults 20 and 0 echoed', async () => {
     const created = [await registerUser(ctx.app), await registerUser(ctx.app), await registerUser(ctx.app)];
-    const response = await api().get('/api/v1/users/').set(bearer(admin));
+    const response = await api.as(admin).get('/users/');
 
     expect(response.status).toBe(200);
     expect(Object.keys(response.body).sort()).toEqual(['limit', 'offset', 'total', 'users']);
@@ -231,8 +228,8 @@ describe('GET /users/ (admin)', () => {
   });
 
   it('pages with limit and offset', async () => {
-    const all = await api().get('/api/v1/users?limit=50').set(bearer(admin));
-    const page = await api().get('/api/v1/users?limit=2&offset=1').set(bearer(admin));
+    const all = await api.as(admin).get('/users?limit=50');
+    const page = await api.as(admin).get('/users?limit=2&offset=1');
 
     expect(page.status).toBe(200);
     expect(page.body).toMatchObject({ limit: 2, offset: 1, total: all.body.total });
@@ -240,7 +237,7 @@ describe('GET /users/ (admin)', () => {
   });
 
   it('answers an empty page past the end', async () => {
-    const response = await api().get('/api/v1/users?offset=100000').set(bearer(admin));
+    const response = await api.as(admin).get('/users?offset=100000');
     expect(response.status).toBe(200);
     expect(response.body.users).toEqual([]);
   });
@@ -255,52 +252,52 @@ describe('GET /users/ (admin)', () => {
     ['offset=x', 'offset'],
     ['limit=5&limit=6', 'limit'],
   ])('refuses ?%s with 400 ValidationError on %s', async (query, field) => {
-    const response = await api().get(`/api/v1/users?${query}`).set(bearer(admin));
+    const response = await api.as(admin).get(`/users?${query}`);
     expect(response.status).toBe(400);
     expect(response.body.code).toBe('ValidationError');
     expect(response.body.errors[field]).toMatchObject({ path: field, location: 'query' });
   });
 
   it('accepts the bounds limit=1 and limit=50', async () => {
-    expect((await api().get('/api/v1/users?limit=1').set(bearer(admin))).body.users).toHaveLength(1);
-    expect((await api().get('/api/v1/users?limit=50').set(bearer(admin))).status).toBe(200);
+    expect((await api.as(admin).get('/users?limit=1')).body.users).toHaveLength(1);
+    expect((await api.as(admin).get('/users?limit=50')).status).toBe(200);
   });
 
   it('answers 403 AuthorizationError to a regular user', async () => {
     const signedIn = await registerUser(ctx.app);
-    const response = await api().get('/api/v1/users/').set(bearer(signedIn));
+    const response = await api.as(signedIn).get('/users/');
     expect(response.status).toBe(403);
     expect(response.body).toEqual({ code: 'AuthorizationError', message: expect.any(String) });
   });
 
   it('answers 401 without a token', async () => {
-    expect((await api().get('/api/v1/users/')).status).toBe(401);
+    expect((await api.get('/users/')).status).toBe(401);
   });
 });
 
 describe('GET /users/{userId} (admin)', () => {
   it('answers 200 with the user', async () => {
     const signedIn = await registerUser(ctx.app);
-    const response = await api().get(`/api/v1/users/${signedIn.user._id}`).set(bearer(admin));
+    const response = await api.as(admin).get(`/users/${signedIn.user._id}`);
     expect(response.status).toBe(200);
     expect(response.body).toEqual({ user: signedIn.user });
   });
 
   it('answers 404 NotFound for an unknown well-formed id', async () => {
-    const response = await api().get(`/api/v1/users/${UNKNOWN_ID}`).set(bearer(admin));
+    const response = await api.as(admin).get(`/users/${UNKNOWN_ID}`);
     expect(response.status).toBe(404);
     expect(response.body).toEqual({ code: 'NotFound', message: expect.any(String) });
   });
 
   it('answers 400 ValidationError for a malformed id', async () => {
-    const response = await api().get('/api/v1/users/not-an-id').set(bearer(admin));
+    const response = await api.as(admin).get('/users/not-an-id');
     expect(response.status).toBe(400);
     expect(response.body.errors.userId).toMatchObject({ path: 'userId', location: 'params', value: 'not-an-id' });
   });
 
   it('answers 403 to a regular user, even for their own id', async () => {
     const signedIn = await registerUser(ctx.app);
-    const response = await api().get(`/api/v1/users/${signedIn.user._id}`).set(bearer(signedIn));
+    const response = await api.as(signedIn).get(`/users/${signedIn.user._id}`);
     expect(response.status).toBe(403);
     expect(response.body.code).toBe('AuthorizationError');
   });
@@ -309,23 +306,23 @@ describe('GET /users/{userId} (admin)', () => {
 describe('DELETE /users/{userId} (admin)', () => {
   it('answers 204, deletes the account and ends its sessions', async () => {
     const victim = await registerUser(ctx.app);
-    const response = await api().delete(`/api/v1/users/${victim.user._id}`).set(bearer(admin));
+    const response = await api.as(admin).delete(`/users/${victim.user._id}`);
 
     expect(response.status).toBe(204);
     expect(response.text).toBe('');
-    expect((await api().get(`/api/v1/users/${victim.user._id}`).set(bearer(admin))).status).toBe(404);
-    expect((await api().get('/api/v1/users/current').set(bearer(victim))).status).toBe(401);
-    expect((await api().post('/api/v1/auth/refresh-token').set('Cookie', victim.refreshCookie)).status).toBe(401);
+    expect((await api.as(admin).get(`/users/${victim.user._id}`)).status).toBe(404);
+    expect((await api.as(victim).get('/users/current')).status).toBe(401);
+    expect((await api.post('/auth/refresh-token').set('Cookie', victim.refreshCookie)).status).toBe(401);
   });
 
   it('answers 404 NotFound for an unknown well-formed id', async () => {
-    const response = await api().delete(`/api/v1/users/${UNKNOWN_ID}`).set(bearer(admin));
+    const response = await api.as(admin).delete(`/users/${UNKNOWN_ID}`);
     expect(response.status).toBe(404);
     expect(response.body.code).toBe('NotFound');
   });
 
   it('answers 400 for a malformed id', async () => {
-    const response = await api().delete('/api/v1/users/12345').set(bearer(admin));
+    const response = await api.as(admin).delete('/users/12345');
     expect(response.status).toBe(400);
     expect(response.body.code).toBe('ValidationError');
   });
@@ -333,8 +330,8 @@ describe('DELETE /users/{userId} (admin)', () => {
   it('answers 403 to a regular user and deletes nothing', async () => {
     const signedIn = await registerUser(ctx.app);
     const other = await registerUser(ctx.app);
-    const response = await api().delete(`/api/v1/users/${other.user._id}`).set(bearer(signedIn));
+    const response = await api.as(signedIn).delete(`/users/${other.user._id}`);
     expect(response.status).toBe(403);
-    expect((await api().get(`/api/v1/users/${other.user._id}`).set(bearer(admin))).status).toBe(200);
+    expect((await api.as(admin).get(`/users/${other.user._id}`)).status).toBe(200);
   });
 });

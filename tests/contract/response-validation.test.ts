@@ -4,6 +4,7 @@
  */
 import express from 'express';
 import request from 'supertest';
+import { agent } from '../helpers/agent';
 import { blogContract } from '../../src/openapi/blogs.paths';
 import { createLogger } from '../../src/lib/logger';
 import { methodNotAllowed } from '../../src/middlewares/method-not-allowed';
@@ -104,7 +105,7 @@ describe('405 on the blog paths', () => {
     const app = express();
     app.use(methodNotAllowed(blogContract.paths));
     app.use(errorHandler(createLogger({ level: 'silent', json: true })));
-    const response = await request(app).patch('/api/v1/blogs/6b03359a24f41420bf3bfc3f');
+    const response = await agent(app).patch('/blogs/6b03359a24f41420bf3bfc3f');
     expect(response.status).toBe(405);
     expect(response.headers.allow).toBe('GET, HEAD, PUT, DELETE');
   });

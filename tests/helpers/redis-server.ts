@@ -1,10 +1,9 @@
 /**
- * Starts Debian's redis-server for a test on a free loopback port, in memory only (no RDB, no AOF),
+ * Starts Debian's redis-server for a test on a loopback port, in memory only (no RDB, no AOF),
  * and stops it. `.ci/run` installs redis-server; on a developer machine without it, the tests that
  * need it are skipped (docs/operations.md).
  */
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
-import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { createInterface } from 'node:readline';
 
@@ -22,39 +21,48 @@ export function redisServerInstalled(): boolean {
   return !spawnSync('redis-server', ['--version'], { stdio: 'ignore' }).error;
 }
 
-/** A port free a moment ago on 127.0.0.1. */
-export function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = createServer().listen(0, '127.0.0.1', () => {
-      const { port } = server.address() as { port: number };
-      server.close(() => resolve(port));
-    });
-    server.on('error', reject);
-  });
+/**
+ * redis-server cannot listen on port 0 and tell which port it got (port 0 turns TCP off), so a port
+ * is drawn at random and another is tried when redis-server reports it taken; no port is bound and
+ * released beforehand. A given port (a restart "on the same address") is retried for a few seconds.
+ */
+export async function startRedisServer(port?: number): Promise<RedisServer> {
+  const deadline = Date.now() + START_TIMEOUT_MS;
+  for (let attempt = 1; ; attempt++) {
+    const chosenPort = port ?? 20_000 + Math.floor(Math.random() * 30_000);
+    const child = spawn(
+      'redis-server',
+      ['--port', String(chosenPort), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no', '--dir', tmpdir()],
+      { stdio: ['ignore', 'pipe', 'pipe'] },
+    );
+    const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
+    try {
+      await waitUntilReady(child);
+    } catch (error) {
+      const taken = error instanceof PortTakenError;
+      if (taken && port === undefined && attempt < 10) continue;
+      if (taken && port !== undefined && Date.now() < deadline) {
+        await new Promise((resolve) => setTimeout(resolve, 200));
+        continue;
+      }
+      throw error;
+    }
+    const end = async (signal: NodeJS.Signals) => {
+      if (child.exitCode === null && child.signalCode === null) {
+        child.kill(signal);
+        await exited;
+      }
+    };
+    return {
+      port: chosenPort,
+      url: `redis://127.0.0.1:${chosenPort}`,
+      kill: () => end('SIGKILL'),
+      stop: () => end('SIGTERM'),
+    };
+  }
 }
 
-export async function startRedisServer(port?: number): Promise<RedisServer> {
-  const chosenPort = port ?? (await freePort());
-  const child = spawn(
-    'redis-server',
-    ['--port', String(chosenPort), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no', '--dir', tmpdir()],
-    { stdio: ['ignore', 'pipe', 'pipe'] },
-  );
-  const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
-  await waitUntilReady(child);
-  const end = async (signal: NodeJS.Signals) => {
-    if (child.exitCode === null && child.signalCode === null) {
-      child.kill(signal);
-      await exited;
-    }
-  };
-  return {
-    port: chosenPort,
-    url: `redis://127.0.0.1:${chosenPort}`,
-    kill: () => end('SIGKILL'),
-    stop: () => end('SIGTERM'),
-  };
-}
+class PortTakenError extends Error {}
 
 function waitUntilReady(child: ChildProcess): Promise<void> {
   return new Promise((resolve, reject) => {
@@ -73,7 +81,8 @@ function waitUntilReady(child: ChildProcess): Promise<void> {
     createInterface({ input: child.stderr! }).on('line', (line) => output.push(line));
     child.once('exit', (code) => {
       clearTimeout(timer);
-      reject(new Error(`redis-server exited with code ${code}:\n${output.join('\n')}`));
+      const message = `redis-server exited with code ${code}:\n${output.join('\n')}`;
+      reject(/address already in use/i.test(message) ? new PortTakenError(message) : new Error(message));
     });
   });
 }

@@ -8,6 +8,7 @@ import request from 'supertest';
 import { buildOpenApiDocument, operationsOf } from '../../src/openapi/document';
 import { createBlog } from '../helpers/blogs';
 import { createTestContext, type TestContext } from '../helpers/test-app';
+import { agent } from '../helpers/agent';
 import { bearer, registerAdmin, registerUser, type SignedInUser } from '../helpers/users';
 import { expectCleanRefusal, expectDatabaseUnchanged } from './helpers';
 
@@ -25,8 +26,8 @@ beforeAll(async () => {
 });
 afterAll(() => ctx.close());
 
-const api = () => request(ctx.app);
-const call = (method: string, url: string) => (api() as unknown as Record<string, (url: string) => request.Test>)[method](url);
+const api = agent(() => ctx.app);
+const call = (method: string, url: string) => (request(ctx.app) as unknown as Record<string, (url: string) => request.Test>)[method](url);
 
 describe('every admin operation of the contract, as a regular user', () => {
   const adminOperations = operationsOf(buildOpenApiDocument().paths).filter(
@@ -59,7 +60,7 @@ describe('every admin operation of the contract, as a regular user', () => {
 
   it('refuses to register as admin without a whitelisted email, creating nothing', async () => {
     const response = await expectDatabaseUnchanged(() =>
-      api().post('/api/v1/auth/register').send({ email: 'mallory@example.com', password: 'password123', role: 'admin' }),
+      api.post('/auth/register').send({ email: 'mallory@example.com', password: 'password123', role: 'admin' }),
     );
     expectCleanRefusal(response, 403);
   });
@@ -69,21 +70,21 @@ describe('comments', () => {
   it('a user cannot delete another user\'s comment; its author and an admin can', async () => {
     const author = await registerUser(ctx.app);
     const commentOn = async () =>
-      (await api().post(`/api/v1/comments/blog/${published._id}`).set(bearer(author)).send({ content: 'Mine' }).expect(201)).body.comment._id as string;
+      (await api.as(author).post(`/comments/blog/${published._id}`).send({ content: 'Mine' }).expect(201)).body.comment._id as string;
     const commentId = await commentOn();
 
-    const response = await expectDatabaseUnchanged(() => api().delete(`/api/v1/comments/${commentId}`).set(bearer(reader)));
+    const response = await expectDatabaseUnchanged(() => api.as(reader).delete(`/comments/${commentId}`));
     expectCleanRefusal(response, 403);
 
-    expect((await api().delete(`/api/v1/comments/${commentId}`).set(bearer(author))).status).toBe(204);
-    expect((await api().delete(`/api/v1/comments/${await commentOn()}`).set(bearer(admin))).status).toBe(204);
+    expect((await api.as(author).delete(`/comments/${commentId}`)).status).toBe(204);
+    expect((await api.as(admin).delete(`/comments/${await commentOn()}`)).status).toBe(204);
   });
 });
 
 describe('drafts, for a regular user, on every path that reads or touches a blog', () => {
   it('are absent from GET /blogs/ and GET /blogs/user/{userId}', async () => {
-    for (const url of ['/api/v1/blogs/?limit=50', `/api/v1/blogs/user/${admin.user._id}?limit=50`]) {
-      const response = await api().get(url).set(bearer(reader));
+    for (const url of ['/blogs/?limit=50', `/blogs/user/${admin.user._id}?limit=50`]) {
+      const response = await api.as(reader).get(url);
       expect(response.status).toBe(200);
       const ids = (response.body.blogs as Array<{ _id: string; status: string }>).map((blog) => blog._id);
       expect(ids).toContain(published._id);
@@ -107,12 +108,12 @@ describe('drafts, for a regular user, on every path that reads or touches a blog
   });
 
   it('are all visible to an admin', async () => {
-    expect((await api().get(`/api/v1/blogs/${draft.slug}`).set(bearer(admin))).status).toBe(200);
+    expect((await api.as(admin).get(`/blogs/${draft.slug}`)).status).toBe(200);
   });
 });
 
 const decode = (token: string) => jwt.decode(token) as { sub: string; sid: string; exp: number; iat: number };
-const currentUserWith = (token: string) => api().get('/api/v1/users/current').set('Authorization', `Bearer ${token}`);
+const currentUserWith = (token: string) => api.get('/users/current').set('Authorization', `Bearer ${token}`);
 
 describe('token forgeries', () => {
   it('refuses a token whose payload was changed (another user\'s id), its signature left as it was', async () => {
@@ -123,7 +124,7 @@ describe('token forgeries', () => {
     const response = await expectDatabaseUnchanged(() => currentUserWith(tampered));
     expectCleanRefusal(response, 401);
     // and with it no admin route either
-    expectCleanRefusal(await api().get('/api/v1/users/').set('Authorization', `Bearer ${tampered}`), 401);
+    expectCleanRefusal(await api.get('/users/').set('Authorization', `Bearer ${tampered}`), 401);
   });
 
   it('refuses a token signed with a guessed secret, and one with alg "none" naming an admin', async () => {
@@ -132,7 +133,7 @@ describe('token forgeries', () => {
       jwt.sign({ sid: claims.sid }, 'secret', { algorithm: 'HS256', subject: claims.sub }),
       jwt.sign({ sid: claims.sid }, '', { algorithm: 'none', subject: claims.sub }),
     ]) {
-      const response = await expectDatabaseUnchanged(() => api().delete(`/api/v1/users/${reader.user._id}`).set('Authorization', `Bearer ${forged}`));
+      const response = await expectDatabaseUnchanged(() => api.delete(`/users/${reader.user._id}`).set('Authorization', `Bearer ${forged}`));
       expectCleanRefusal(response, 401);
     }
   });
@@ -140,29 +141,29 @@ describe('token forgeries', () => {
   it('refuses the other sessions\' tokens after a password change, access and refresh alike', async () => {
     const password = 'password123';
     const owner = await registerUser(ctx.app, { password });
-    const stolen = (await api().post('/api/v1/auth/login').send({ email: owner.user.email, password }).expect(200)).body.accessToken as string;
-    const stolenCookie = (await api().post('/api/v1/auth/login').send({ email: owner.user.email, password }).expect(200)).headers['set-cookie'][0].split(';')[0];
-    await api().put('/api/v1/users/current').set(bearer(owner)).send({ password: 'a-new-password' }).expect(200);
+    const stolen = (await api.post('/auth/login').send({ email: owner.user.email, password }).expect(200)).body.accessToken as string;
+    const stolenCookie = (await api.post('/auth/login').send({ email: owner.user.email, password }).expect(200)).headers['set-cookie'][0].split(';')[0];
+    await api.as(owner).put('/users/current').send({ password: 'a-new-password' }).expect(200);
 
     expectCleanRefusal(await expectDatabaseUnchanged(() => currentUserWith(stolen)), 401);
-    expectCleanRefusal(await expectDatabaseUnchanged(() => api().post('/api/v1/auth/refresh-token').set('Cookie', stolenCookie)), 401);
+    expectCleanRefusal(await expectDatabaseUnchanged(() => api.post('/auth/refresh-token').set('Cookie', stolenCookie)), 401);
     // the session that changed it goes on
     expect((await currentUserWith(owner.accessToken)).status).toBe(200);
   });
 
   it('refuses every token of an account deleted by its owner', async () => {
     const owner = await registerUser(ctx.app);
-    await api().delete('/api/v1/users/current').set(bearer(owner)).expect(204);
+    await api.as(owner).delete('/users/current').expect(204);
     expectCleanRefusal(await expectDatabaseUnchanged(() => currentUserWith(owner.accessToken)), 401);
-    expectCleanRefusal(await expectDatabaseUnchanged(() => api().post('/api/v1/auth/refresh-token').set('Cookie', owner.refreshCookie)), 401);
+    expectCleanRefusal(await expectDatabaseUnchanged(() => api.post('/auth/refresh-token').set('Cookie', owner.refreshCookie)), 401);
   });
 
   it('refuses a refresh cookie replayed after logout, and a second logout with it', async () => {
     const owner = await registerUser(ctx.app);
-    await api().post('/api/v1/auth/logout').set(bearer(owner)).set('Cookie', owner.refreshCookie).expect(200);
-    expectCleanRefusal(await expectDatabaseUnchanged(() => api().post('/api/v1/auth/refresh-token').set('Cookie', owner.refreshCookie)), 401);
+    await api.as(owner).post('/auth/logout').set('Cookie', owner.refreshCookie).expect(200);
+    expectCleanRefusal(await expectDatabaseUnchanged(() => api.post('/auth/refresh-token').set('Cookie', owner.refreshCookie)), 401);
     expectCleanRefusal(
-      await expectDatabaseUnchanged(() => api().post('/api/v1/auth/logout').set(bearer(owner)).set('Cookie', owner.refreshCookie)),
+      await expectDatabaseUnchanged(() => api.as(owner).post('/auth/logout').set('Cookie', owner.refreshCookie)),
       401,
     );
   });
@@ -170,8 +171,8 @@ describe('token forgeries', () => {
   it('refuses to log out another user\'s session with one\'s own access token', async () => {
     const victim = await registerUser(ctx.app);
     const attacker = await registerUser(ctx.app);
-    const response = await expectDatabaseUnchanged(() => api().post('/api/v1/auth/logout').set(bearer(attacker)).set('Cookie', victim.refreshCookie));
+    const response = await expectDatabaseUnchanged(() => api.as(attacker).post('/auth/logout').set('Cookie', victim.refreshCookie));
     expectCleanRefusal(response, 401);
-    expect((await api().post('/api/v1/auth/refresh-token').set('Cookie', victim.refreshCookie)).status).toBe(200);
+    expect((await api.post('/auth/refresh-token').set('Cookie', victim.refreshCookie)).status).toBe(200);
   });
 });

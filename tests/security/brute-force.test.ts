@@ -13,6 +13,7 @@ import { closeRedis, createRedisRateLimitStore, openRedis, type RedisClient } fr
 import { LOGIN_THROTTLE_MESSAGE } from '../../src/middlewares/login-throttle';
 import { redisServerInstalled, startRedisServer } from '../helpers/redis-server';
 import { createTestContext, type TestContext } from '../helpers/test-app';
+import { agent } from '../helpers/agent';
 import { registerUser, uniqueEmail, type SignedInUser } from '../helpers/users';
 import { expectCleanRefusal, expectDatabaseUnchanged } from './helpers';
 
@@ -31,7 +32,7 @@ const appWith = (env: Record<string, string> = {}) =>
 let address = 0;
 const nextAddress = () => `203.0.113.${(address++ % 250) + 1}`;
 const login = (app: Express, email: string, password: string, from = nextAddress()) =>
-  request(app).post('/api/v1/auth/login').set('X-Forwarded-For', from).send({ email, password });
+  agent(app).post('/auth/login').set('X-Forwarded-For', from).send({ email, password });
 const wrongPassword = (app: Express, user = victim, from?: string) => login(app, user.user.email, 'not-the-password', from);
 
 function expectThrottled(response: request.Response, windowSeconds: number) {

@@ -18,6 +18,7 @@ import { createBlog } from '../helpers/blogs';
 import { makeImage } from '../helpers/images';
 import { captureLog, settle } from '../helpers/log-capture';
 import { createTestContext, type TestContext } from '../helpers/test-app';
+import { agent } from '../helpers/agent';
 import { bearer, registerAdmin, registerUser, type SignedInUser } from '../helpers/users';
 import { expectCleanRefusal, expectDatabaseUnchanged } from './helpers';
 
@@ -29,7 +30,7 @@ beforeAll(async () => {
 });
 afterAll(() => ctx.close());
 
-const api = () => request(ctx.app);
+const api = agent(() => ctx.app);
 const storedFileOf = (url: string) => path.join(ctx.uploadsDir, 'banners', path.basename(new URL(url).pathname));
 
 /** Sends a Buffer body as its bytes (superagent would serialise it as JSON for a JSON Content-Type). */
@@ -51,7 +52,7 @@ describe('client mistakes answer 4xx in the spec\'s shape, never 500, and log no
   ])('a body that says Content-Encoding: %s and is not: 400 BadRequest', async (encoding, body) => {
     const { app, log } = appWithLog();
     const response = await expectDatabaseUnchanged(() =>
-      request(app).post('/api/v1/auth/login').set('Content-Type', 'application/json').set('Content-Encoding', encoding).serialize(raw).send(body),
+      agent(app).post('/auth/login').set('Content-Type', 'application/json').set('Content-Encoding', encoding).serialize(raw).send(body),
     );
     expectCleanRefusal(response, 400);
     expect(response.body.code).toBe('BadRequest');
@@ -60,8 +61,8 @@ describe('client mistakes answer 4xx in the spec\'s shape, never 500, and log no
   });
 
   it('a body in an unsupported encoding: 415', async () => {
-    const response = await api()
-      .post('/api/v1/auth/login')
+    const response = await api
+      .post('/auth/login')
       .set('Content-Type', 'application/json')
       .set('Content-Encoding', 'compress')
       .serialize(raw)
@@ -72,7 +73,7 @@ describe('client mistakes answer 4xx in the spec\'s shape, never 500, and log no
   it('a body really gzipped is still read', async () => {
     const signedIn = await registerUser(ctx.app);
     const body = gzipSync(JSON.stringify({ email: signedIn.user.email, password: signedIn.password }));
-    const response = await api().post('/api/v1/auth/login').set('Content-Type', 'application/json').set('Content-Encoding', 'gzip').serialize(raw).send(body);
+    const response = await api.post('/auth/login').set('Content-Type', 'application/json').set('Content-Encoding', 'gzip').serialize(raw).send(body);
     expect(response.body).toMatchObject({ user: { email: signedIn.user.email } });
   });
 
@@ -82,7 +83,7 @@ describe('client mistakes answer 4xx in the spec\'s shape, never 500, and log no
   ])('a field nested 5,000 levels deep as %s: 400 ValidationError, its value echoed cut short', async (_kind, nested) => {
     const { app, log } = appWithLog();
     const body = `{"email":${nested(5000)},"password":"password123"}`;
-    const response = await request(app).post('/api/v1/auth/login').set('Content-Type', 'application/json').send(body);
+    const response = await agent(app).post('/auth/login').set('Content-Type', 'application/json').send(body);
     expectCleanRefusal(response, 400);
     expect(response.body.errors.email).toMatchObject({ path: 'email', location: 'body' });
     expect(response.body.errors.email.value.length).toBeLessThanOrEqual(ECHO_LIMITS.characters + 1);
@@ -94,22 +95,22 @@ describe('client mistakes answer 4xx in the spec\'s shape, never 500, and log no
     const signedIn = await registerUser(ctx.app);
     const body = `{"first_name":${'['.repeat(5000)}${']'.repeat(5000)}}`;
     const response = await expectDatabaseUnchanged(() =>
-      api().put('/api/v1/users/current').set(bearer(signedIn)).set('Content-Type', 'application/json').send(body),
+      api.as(signedIn).put('/users/current').set('Content-Type', 'application/json').send(body),
     );
     expectCleanRefusal(response, 400);
     expect(response.body.errors.first_name.value.length).toBeLessThanOrEqual(ECHO_LIMITS.characters + 1);
   });
 
   it('echoes a long refused value only in part', async () => {
-    const response = await api().post('/api/v1/auth/register').send({ email: `${'a'.repeat(60_000)}@example.com`, password: 'password123' });
+    const response = await api.post('/auth/register').send({ email: `${'a'.repeat(60_000)}@example.com`, password: 'password123' });
     expectCleanRefusal(response, 400);
     expect(response.body.errors.email.value).toBe(`${'a'.repeat(ECHO_LIMITS.characters)}…`);
   });
 
   it('echoes a wide object only in part, and a "__proto__" key in it as data', async () => {
     const wide = Object.fromEntries(Array.from({ length: 100 }, (_, i) => [`k${i}`, i]));
-    const response = await api()
-      .post('/api/v1/auth/register')
+    const response = await api
+      .post('/auth/register')
       .set('Content-Type', 'application/json')
       .send(`{"email":{"__proto__":{"polluted":true},${JSON.stringify(wide).slice(1)},"password":"password123"}`);
     expectCleanRefusal(response, 400);
@@ -138,7 +139,7 @@ describe('error bodies', () => {
     jest.spyOn(UserModel, 'countDocuments').mockImplementation(() => {
       throw driverError;
     });
-    const response = await api().get('/api/v1/users/').set(bearer(admin));
+    const response = await api.as(admin).get('/users/');
     expect(response.status).toBeGreaterThanOrEqual(500);
     expect(response.body).toEqual({ code: expect.any(String), message: expect.any(String) });
     expect(response.text).not.toMatch(/db-7|BadValue|blog\.users|MongoServerError|\n\s+at /);
@@ -147,9 +148,8 @@ describe('error bodies', () => {
 
 describe('public URLs come from the configuration only', () => {
   it('stores a banner URL on PUBLIC_URL whatever Host the admin\'s request names', async () => {
-    const response = await api()
-      .post('/api/v1/blogs/')
-      .set(bearer(admin))
+    const response = await api.as(admin)
+      .post('/blogs/')
       .set('Host', 'evil.example')
       .set('X-Forwarded-Host', 'evil.example')
       .field('title', 'Posted with a forged Host')
@@ -168,13 +168,13 @@ describe('public URLs come from the configuration only', () => {
       BCRYPT_COST: '10',
       TRUST_PROXY: 'true',
     });
-    const response = await request(production.app).get('/api/v1/').set('Host', 'evil.example').set('X-Forwarded-Host', 'evil.example');
+    const response = await agent(production.app).get('/').set('Host', 'evil.example').set('X-Forwarded-Host', 'evil.example');
     expect(response.body.docs).toBe('https://blog.example.com/api/v1/docs');
   });
 
   it('builds it on http://localhost:<PORT> outside production without PUBLIC_URL', async () => {
     const other = ctx.buildApp({ PORT: '8123' });
-    const response = await request(other.app).get('/api/v1/').set('Host', 'evil.example');
+    const response = await agent(other.app).get('/').set('Host', 'evil.example');
     expect(response.body.docs).toBe('http://localhost:8123/api/v1/docs');
   });
 });
@@ -236,22 +236,22 @@ describe('banners are re-encoded: only the pixels are stored and served', () => 
 });
 
 describe('offset is bounded', () => {
-  it.each(['/api/v1/users/', '/api/v1/blogs/', `/api/v1/blogs/user/${'a'.repeat(24)}`])(
+  it.each(['/users/', '/blogs/', `/blogs/user/${'a'.repeat(24)}`])(
     'refuses offset=99999999999999999999 and offset=max+1 on %s, accepts offset=max',
     async (url) => {
       for (const offset of ['99999999999999999999', String(PAGINATION.maxOffset + 1), '1e3']) {
-        const response = await api().get(`${url}?offset=${offset}`).set(bearer(admin));
+        const response = await api.as(admin).get(`${url}?offset=${offset}`);
         expectCleanRefusal(response, 400);
         expect(response.body.errors.offset).toMatchObject({ path: 'offset', location: 'query' });
       }
-      const atMost = await api().get(`${url}?offset=${PAGINATION.maxOffset}`).set(bearer(admin));
+      const atMost = await api.as(admin).get(`${url}?offset=${PAGINATION.maxOffset}`);
       expect(atMost.status).toBe(200);
       expect(atMost.body.offset).toBe(PAGINATION.maxOffset);
     },
   );
 
   it('is documented, with its maximum, on the contract\'s offset parameter', async () => {
-    const document = (await api().get('/api/v1/openapi.json')).body;
+    const document = (await api.get('/openapi.json')).body;
     expect(document.components.parameters.Offset.schema.maximum).toBe(PAGINATION.maxOffset);
     expect(document.components.parameters.Offset.description).toContain(String(PAGINATION.maxOffset));
   });
@@ -262,10 +262,10 @@ describe('usernames are unique whatever their case', () => {
     const first = await registerUser(ctx.app);
     const second = await registerUser(ctx.app);
     const taken = `Case${Date.now() % 100000}`;
-    expect((await api().put('/api/v1/users/current').set(bearer(first)).send({ username: taken.toLowerCase() })).status).toBe(200);
+    expect((await api.as(first).put('/users/current').send({ username: taken.toLowerCase() })).status).toBe(200);
 
     for (const variant of [taken.toUpperCase(), taken, taken.toLowerCase()]) {
-      const response = await expectDatabaseUnchanged(() => api().put('/api/v1/users/current').set(bearer(second)).send({ username: variant }));
+      const response = await expectDatabaseUnchanged(() => api.as(second).put('/users/current').send({ username: variant }));
       expectCleanRefusal(response, 400);
       expect(response.body.errors.username).toMatchObject({ path: 'username', msg: 'This username is already in use' });
     }
@@ -274,10 +274,10 @@ describe('usernames are unique whatever their case', () => {
   it('keeps the case its owner chose, and lets the owner change only the case', async () => {
     const signedIn = await registerUser(ctx.app);
     const name = `MiXed${Date.now() % 100000}`;
-    const response = await api().put('/api/v1/users/current').set(bearer(signedIn)).send({ username: name });
+    const response = await api.as(signedIn).put('/users/current').send({ username: name });
     expect(response.body.user.username).toBe(name);
     expect(Object.keys(response.body.user)).not.toContain('usernameKey');
-    const recased = await api().put('/api/v1/users/current').set(bearer(signedIn)).send({ username: name.toLowerCase() });
+    const recased = await api.as(signedIn).put('/users/current').send({ username: name.toLowerCase() });
     expect(recased.status).toBe(200);
   });
 
@@ -300,7 +300,7 @@ describe('usernames are unique whatever their case', () => {
     expect(log.entries()).toContainEqual(expect.objectContaining({ level: 'warn', message: expect.stringContaining('only in case') }));
 
     const newcomer = await registerUser(ctx.app);
-    const response = await api().put('/api/v1/users/current').set(bearer(newcomer)).send({ username: 'legacy' });
+    const response = await api.as(newcomer).put('/users/current').send({ username: 'legacy' });
     expectCleanRefusal(response, 400);
     await UserModel.collection.deleteMany({ _id: { $in: [legacyId, twinId] } });
   });

@@ -10,10 +10,12 @@ import request from 'supertest';
 import { BANNER_LIMITS } from '../../src/services/banner-image';
 import { makeImage } from '../helpers/images';
 import { createTestContext, type TestContext } from '../helpers/test-app';
-import { bearer, registerAdmin, type SignedInUser } from '../helpers/users';
+import { agent } from '../helpers/agent';
+import { registerAdmin, type SignedInUser } from '../helpers/users';
 import { expectCleanRefusal, expectDatabaseUnchanged } from './helpers';
 
 let ctx: TestContext;
+const api = agent(() => ctx.app);
 let admin: SignedInUser;
 beforeAll(async () => {
   ctx = await createTestContext();
@@ -26,7 +28,7 @@ const storedFiles = () => (existsSync(bannersDir()) ? readdirSync(bannersDir()).
 
 /** A blog form with a valid title and content; the test attaches what it is about. */
 const blogForm = () =>
-  request(ctx.app).post('/api/v1/blogs/').set(bearer(admin)).field('title', 'An upload trick').field('content', '<p>x</p>');
+  api.as(admin).post('/blogs/').field('title', 'An upload trick').field('content', '<p>x</p>');
 
 /** Runs the upload and asserts it was refused with `status`, leaving no record and no file. */
 async function expectRefusedUpload(send: () => Promise<request.Response>, status: number): Promise<request.Response> {
@@ -128,9 +130,8 @@ describe('hostile form shapes', () => {
   it('a multipart body without a boundary: 400 BadRequest', async () => {
     const response = await expectRefusedUpload(
       () =>
-        request(ctx.app)
-          .post('/api/v1/blogs/')
-          .set(bearer(admin))
+        api.as(admin)
+          .post('/blogs/')
           .set('Content-Type', 'multipart/form-data')
           .send('--x\r\nContent-Disposition: form-data; name="title"\r\n\r\nNo boundary\r\n--x--\r\n'),
       400,
@@ -141,9 +142,8 @@ describe('hostile form shapes', () => {
   it('a body cut off in the middle of a part: 400 BadRequest', async () => {
     const response = await expectRefusedUpload(
       () =>
-        request(ctx.app)
-          .post('/api/v1/blogs/')
-          .set(bearer(admin))
+        api.as(admin)
+          .post('/blogs/')
           .set('Content-Type', 'multipart/form-data; boundary=xyz')
           .send('--xyz\r\nContent-Disposition: form-data; name="banner_image"; filename="a.png"\r\nContent-Type: image/png\r\n\r\n\u0089PNG'),
       400,

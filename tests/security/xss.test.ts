@@ -11,7 +11,8 @@ import sanitizeHtml from 'sanitize-html';
 import request from 'supertest';
 import { createBlog } from '../helpers/blogs';
 import { createTestContext, type TestContext } from '../helpers/test-app';
-import { bearer, registerAdmin, registerUser, type SignedInUser } from '../helpers/users';
+import { agent } from '../helpers/agent';
+import { registerAdmin, registerUser, type SignedInUser } from '../helpers/users';
 import { expectCleanRefusal, expectDatabaseUnchanged } from './helpers';
 import fixture from './fixtures/xss-payloads.json';
 
@@ -29,7 +30,7 @@ beforeAll(async () => {
 });
 afterAll(() => ctx.close());
 
-const api = () => request(ctx.app);
+const api = agent(() => ctx.app);
 
 const ALLOWED_TAGS = new Set([...sanitizeHtml.defaults.allowedTags, 'img']);
 const SAFE_SCHEMES = { href: ['http:', 'https:', 'mailto:'], src: ['http:', 'https:'] } as const;
@@ -83,20 +84,20 @@ it('recognises the payloads as dangerous before sanitising (the check can fail)'
 
 describe('as blog content (HTML)', () => {
   it.each(PAYLOADS.map((payload, index) => [index, payload]))('payload %i is stored and served without anything that runs', async (_index, payload) => {
-    const before = await api().get(`/api/v1/blogs/${blog.slug}`).set(bearer(admin));
-    const response = await api().put(`/api/v1/blogs/${blog._id}`).set(bearer(admin)).field('content', `<p>intro</p>${payload}`);
+    const before = await api.as(admin).get(`/blogs/${blog.slug}`);
+    const response = await api.as(admin).put(`/blogs/${blog._id}`).field('content', `<p>intro</p>${payload}`);
     expect(response.status).toBe(200);
     SENT_AS_DATA(response);
     expect(dangersIn(response.body.blog.content)).toEqual([]);
 
-    const served = await api().get(`/api/v1/blogs/${blog.slug}`).set(bearer(reader));
+    const served = await api.as(reader).get(`/blogs/${blog.slug}`);
     expect(served.body.blog.content).toBe(response.body.blog.content);
     expect(before.status).toBe(200);
   });
 
   it('refuses content that is nothing but a script, storing nothing', async () => {
     const response = await expectDatabaseUnchanged(() =>
-      api().put(`/api/v1/blogs/${blog._id}`).set(bearer(admin)).field('content', '<script>alert(1)</script>'),
+      api.as(admin).put(`/blogs/${blog._id}`).field('content', '<script>alert(1)</script>'),
     );
     expectCleanRefusal(response, 400);
   });
@@ -104,7 +105,7 @@ describe('as blog content (HTML)', () => {
 
 describe('as comments (plain text)', () => {
   it.each(PAYLOADS.map((payload, index) => [index, payload]))('payload %i comes back exactly as sent, as JSON data', async (_index, payload) => {
-    const response = await api().post(`/api/v1/comments/blog/${blog._id}`).set(bearer(reader)).send({ content: payload });
+    const response = await api.as(reader).post(`/comments/blog/${blog._id}`).send({ content: payload });
     expect(response.status).toBe(201);
     SENT_AS_DATA(response);
     expect(response.body.comment.content).toBe(payload.trim());
@@ -113,7 +114,7 @@ describe('as comments (plain text)', () => {
   it('lists them all verbatim', async () => {
     const contents: string[] = [];
     for (let offset = 0; ; offset += 50) {
-      const page = await api().get(`/api/v1/comments/blog/${blog._id}?limit=50&offset=${offset}`).set(bearer(reader));
+      const page = await api.as(reader).get(`/comments/blog/${blog._id}?limit=50&offset=${offset}`);
       SENT_AS_DATA(page);
       contents.push(...(page.body.comments as Array<{ content: string }>).map((comment) => comment.content));
       if (page.body.comments.length < 50) break;
@@ -124,7 +125,7 @@ describe('as comments (plain text)', () => {
 
 describe('as titles (plain text)', () => {
   it.each(PAYLOADS.filter((payload) => payload.trim().length <= 180).slice(0, 20).map((payload, index) => [index, payload]))('title %i comes back exactly as sent; its slug is letters, digits and dashes', async (_index, payload) => {
-    const response = await api().put(`/api/v1/blogs/${blog._id}`).set(bearer(admin)).field('title', payload).field('regenerate_slug', 'true');
+    const response = await api.as(admin).put(`/blogs/${blog._id}`).field('title', payload).field('regenerate_slug', 'true');
     expect(response.status).toBe(200);
     SENT_AS_DATA(response);
     expect(response.body.blog.title).toBe(payload.trim());
