@@ -5,7 +5,6 @@
 import { startLocalDatabase, type LocalDatabase } from '../src/dev/local-database';
 
 declare global {
-  // eslint-disable-next-line no-var
   var testDatabase: LocalDatabase | undefined;
 }
 
