@@ -22,13 +22,27 @@ const layer = (files, forbidden, why) => ({
 });
 
 export default tseslint.config(
-  { ignores: ['dist/', 'node_modules/', 'coverage/', 'artifacts/', '.cache/', '.data/', 'uploads/', 'tools/mongo-standin/target/'] },
+  {
+    ignores: [
+      'dist/',
+      'node_modules/',
+      'coverage/',
+      'artifacts/',
+      '.cache/',
+      '.data/',
+      'uploads/',
+      'tools/mongo-standin/target/',
+    ],
+  },
   js.configs.recommended,
   ...tseslint.configs.recommended,
   {
     languageOptions: { ecmaVersion: 2022, sourceType: 'module' },
     rules: {
-      '@typescript-eslint/no-unused-vars': ['error', { argsIgnorePattern: '^_', varsIgnorePattern: '^_', caughtErrors: 'none' }],
+      '@typescript-eslint/no-unused-vars': [
+        'error',
+        { argsIgnorePattern: '^_', varsIgnorePattern: '^_', caughtErrors: 'none' },
+      ],
       'no-console': 'error',
     },
   },
@@ -54,14 +68,29 @@ export default tseslint.config(
     ['controllers', 'routes', 'middlewares', 'validators', 'openapi'],
     'Services and models never reach up into the HTTP layers (docs/architecture.md).',
   ),
-  layer(['src/openapi/**'], ['controllers', 'routes'], 'The OpenAPI document reads configuration and models, never controllers or routes.'),
-  layer(['src/lib/**', 'src/config/**', 'src/errors/**'], ['controllers', 'routes', 'services', 'middlewares', 'validators'], 'lib, config and errors are the bottom layer.'),
+  layer(
+    ['src/openapi/**'],
+    ['controllers', 'routes'],
+    'The OpenAPI document reads configuration and models, never controllers or routes.',
+  ),
+  layer(
+    ['src/lib/**', 'src/config/**', 'src/errors/**'],
+    ['controllers', 'routes', 'services', 'middlewares', 'validators'],
+    'lib, config and errors are the bottom layer.',
+  ),
   {
     // docs/architecture.md: configuration is read once, by src/config, and handed to whoever needs it.
     files: ['src/**'],
     ignores: ['src/config/**'],
     rules: {
-      'no-restricted-properties': ['error', { object: 'process', property: 'env', message: 'Only src/config reads the environment: take the setting from Config.' }],
+      'no-restricted-properties': [
+        'error',
+        {
+          object: 'process',
+          property: 'env',
+          message: 'Only src/config reads the environment: take the setting from Config.',
+        },
+      ],
     },
   },
   prettier,

@@ -27,7 +27,12 @@ const shared = {
 
 const config: Config = {
   projects: [
-    { ...shared, displayName: 'app', testMatch: ['<rootDir>/tests/**/*.test.ts'], testPathIgnorePatterns: PROCESS_TESTS },
+    {
+      ...shared,
+      displayName: 'app',
+      testMatch: ['<rootDir>/tests/**/*.test.ts'],
+      testPathIgnorePatterns: PROCESS_TESTS,
+    },
     { ...shared, displayName: 'processes', testMatch: PROCESS_TESTS },
   ],
   testTimeout: 30_000,

@@ -17,8 +17,30 @@ const { MongoClient, ObjectId } = require('mongodb');
 
 const OBJECT_ID = /^[0-9a-f]{24}$/;
 const BEARER = /^Bearer ([A-Za-z0-9_-]+\.[A-Za-z0-9_-]*\.[A-Za-z0-9_-]*)$/;
-const BLOG_FIELDS = { title: 1, slug: 1, content: 1, banner: 1, author: 1, viewsCount: 1, likesCount: 1, commentsCount: 1, status: 1, publishedAt: 1, createdAt: 1, updatedAt: 1 };
-const USER_FIELDS = { username: 1, email: 1, role: 1, firstName: 1, lastName: 1, socialLinks: 1, createdAt: 1, updatedAt: 1 };
+const BLOG_FIELDS = {
+  title: 1,
+  slug: 1,
+  content: 1,
+  banner: 1,
+  author: 1,
+  viewsCount: 1,
+  likesCount: 1,
+  commentsCount: 1,
+  status: 1,
+  publishedAt: 1,
+  createdAt: 1,
+  updatedAt: 1,
+};
+const USER_FIELDS = {
+  username: 1,
+  email: 1,
+  role: 1,
+  firstName: 1,
+  lastName: 1,
+  socialLinks: 1,
+  createdAt: 1,
+  updatedAt: 1,
+};
 
 async function main() {
   const client = new MongoClient(/** @type {string} */ (process.env.MONGODB_URI));
@@ -41,7 +63,8 @@ async function main() {
     } catch {
       return undefined;
     }
-    if (typeof claims !== 'object' || !OBJECT_ID.test(String(claims.sub)) || !OBJECT_ID.test(String(claims.sid))) return undefined;
+    if (typeof claims !== 'object' || !OBJECT_ID.test(String(claims.sub)) || !OBJECT_ID.test(String(claims.sid)))
+      return undefined;
     const userId = new ObjectId(String(claims.sub));
     const [session, user] = await Promise.all([
       sessions.findOne({ _id: new ObjectId(String(claims.sid)), user: userId }, { projection: { expiresAt: 1 } }),
@@ -54,7 +77,17 @@ async function main() {
   const isAdmin = (/** @type {any} */ viewer) => viewer.role === 'admin';
 
   function userView(/** @type {any} */ user, withEmail = true) {
-    const view = { _id: user._id, username: user.username, email: withEmail ? user.email : undefined, role: user.role, firstName: user.firstName, lastName: user.lastName, socialLinks: user.socialLinks ?? {}, createdAt: user.createdAt, updatedAt: user.updatedAt };
+    const view = {
+      _id: user._id,
+      username: user.username,
+      email: withEmail ? user.email : undefined,
+      role: user.role,
+      firstName: user.firstName,
+      lastName: user.lastName,
+      socialLinks: user.socialLinks ?? {},
+      createdAt: user.createdAt,
+      updatedAt: user.updatedAt,
+    };
     if (!withEmail) delete view.email;
     return view;
   }
@@ -64,7 +97,9 @@ async function main() {
     const authorIds = [...new Map(page.map((blog) => [String(blog.author), blog.author])).values()];
     const [authors, liked] = await Promise.all([
       users.find({ _id: { $in: authorIds } }, { projection: USER_FIELDS }).toArray(),
-      likes.find({ user: viewer._id, blog: { $in: page.map((blog) => blog._id) } }, { projection: { blog: 1 } }).toArray(),
+      likes
+        .find({ user: viewer._id, blog: { $in: page.map((blog) => blog._id) } }, { projection: { blog: 1 } })
+        .toArray(),
     ]);
     const authorById = new Map(authors.map((author) => [String(author._id), userView(author, isAdmin(viewer))]));
     const likedIds = new Set(liked.map((like) => String(like.blog)));
@@ -101,14 +136,24 @@ async function main() {
       const filter = isAdmin(viewer) ? {} : { status: 'published' };
       const [total, page] = await Promise.all([
         blogs.countDocuments(filter),
-        blogs.find(filter, { projection: BLOG_FIELDS }).sort({ createdAt: -1, _id: -1 }).skip(offset).limit(limit).toArray(),
+        blogs
+          .find(filter, { projection: BLOG_FIELDS })
+          .sort({ createdAt: -1, _id: -1 })
+          .skip(offset)
+          .limit(limit)
+          .toArray(),
       ]);
       return [200, { limit, offset, total, blogs: await present(page, viewer) }];
     }
     const slug = /^\/api\/v1\/blogs\/([^/]+)$/.exec(url.pathname)?.[1];
     if (slug) {
-      let blog = await blogs.findOneAndUpdate({ slug: decodeURIComponent(slug), status: 'published' }, { $inc: { viewsCount: 1 } }, { returnDocument: 'after', projection: BLOG_FIELDS });
-      if (!blog && isAdmin(viewer)) blog = await blogs.findOne({ slug: decodeURIComponent(slug) }, { projection: BLOG_FIELDS });
+      let blog = await blogs.findOneAndUpdate(
+        { slug: decodeURIComponent(slug), status: 'published' },
+        { $inc: { viewsCount: 1 } },
+        { returnDocument: 'after', projection: BLOG_FIELDS },
+      );
+      if (!blog && isAdmin(viewer))
+        blog = await blogs.findOne({ slug: decodeURIComponent(slug) }, { projection: BLOG_FIELDS });
       if (!blog) return [404, { code: 'NotFound', message: 'Blog not found' }];
       return [200, { blog: (await present([blog], viewer))[0] }];
     }
@@ -119,7 +164,10 @@ async function main() {
     route(req).then(
       ([status, body]) => {
         const json = JSON.stringify(body);
-        res.writeHead(/** @type {number} */ (status), { 'Content-Type': 'application/json; charset=utf-8', 'Content-Length': Buffer.byteLength(json) });
+        res.writeHead(/** @type {number} */ (status), {
+          'Content-Type': 'application/json; charset=utf-8',
+          'Content-Length': Buffer.byteLength(json),
+        });
         res.end(json);
       },
       (error) => {

@@ -25,7 +25,15 @@ const { createLogger } = require(path.join(dist, 'lib', 'logger'));
 const duration = Number(process.env.BENCH_DURATION ?? 3);
 const rounds = Number(process.env.BENCH_ROUNDS ?? 2);
 const logger = createLogger({ level: 'warn', json: true });
-const BODY = { user: { _id: '5f0000000000000000000001', username: 'benchuser10', role: 'user', socialLinks: {}, createdAt: new Date(0) } };
+const BODY = {
+  user: {
+    _id: '5f0000000000000000000001',
+    username: 'benchuser10',
+    role: 'user',
+    socialLinks: {},
+    createdAt: new Date(0),
+  },
+};
 
 /** The chain of src/app.ts in its order, with the settings the benchmark gives the API. */
 const chain = {
@@ -33,8 +41,13 @@ const chain = {
   helmet: () =>
     helmet({
       contentSecurityPolicy: { useDefaults: false, directives: { defaultSrc: ["'self'"], frameAncestors: ["'none'"] } },
-      crossOriginOpenerPolicy: false, originAgentCluster: false, referrerPolicy: false, xDnsPrefetchControl: false,
-      xDownloadOptions: false, xPermittedCrossDomainPolicies: false, xXssProtection: false,
+      crossOriginOpenerPolicy: false,
+      originAgentCluster: false,
+      referrerPolicy: false,
+      xDnsPrefetchControl: false,
+      xDownloadOptions: false,
+      xPermittedCrossDomainPolicies: false,
+      xXssProtection: false,
     }),
   cors: () => cors({ origin: false, credentials: true }),
   compression: () => compression({ threshold: 1024 }),
@@ -56,7 +69,10 @@ function expressApp(pieces) {
 function bareServer() {
   return http.createServer((_req, res) => {
     const json = JSON.stringify(BODY);
-    res.writeHead(200, { 'Content-Type': 'application/json; charset=utf-8', 'Content-Length': Buffer.byteLength(json) });
+    res.writeHead(200, {
+      'Content-Type': 'application/json; charset=utf-8',
+      'Content-Length': Buffer.byteLength(json),
+    });
     res.end(json);
   });
 }
@@ -66,7 +82,9 @@ async function measure(server) {
   const { port } = /** @type {import('node:net').AddressInfo} */ (server.address());
   const before = process.cpuUsage();
   const result = await new Promise((resolve, reject) =>
-    autocannon({ url: `http://127.0.0.1:${port}/api/v1/`, connections: 10, duration }, (error, res) => (error ? reject(error) : resolve(res))),
+    autocannon({ url: `http://127.0.0.1:${port}/api/v1/`, connections: 10, duration }, (error, res) =>
+      error ? reject(error) : resolve(res),
+    ),
   );
   const used = process.cpuUsage(before);
   server.close();
@@ -91,7 +109,10 @@ async function main() {
     }
   }
   process.stdout.write(`${'variant'.padEnd(34)}${'req/s'.padStart(8)}${'µs CPU/req'.padStart(12)}\n`);
-  for (const [name, total] of totals) process.stdout.write(`${name.padEnd(34)}${total.rps.toFixed(0).padStart(8)}${total.cpuUs.toFixed(0).padStart(12)}\n`);
+  for (const [name, total] of totals)
+    process.stdout.write(
+      `${name.padEnd(34)}${total.rps.toFixed(0).padStart(8)}${total.cpuUs.toFixed(0).padStart(12)}\n`,
+    );
 }
 
 main().catch((error) => {

@@ -69,7 +69,11 @@ function freePort() {
 
 /** A child process whose output is kept (the last lines explain a failure). */
 function startProcess(name, args, childEnv) {
-  const child = spawn(process.execPath, args, { cwd: ROOT, env: { PATH: env.PATH ?? '', ...childEnv }, stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn(process.execPath, args, {
+    cwd: ROOT,
+    env: { PATH: env.PATH ?? '', ...childEnv },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
   const output = [];
   const keep = (line) => {
     output.push(line);
@@ -154,7 +158,20 @@ const currentRssKb = (pid) => {
  */
 async function driveAlternating(scenario, targets) {
   for (const target of targets) if (settings.warmup > 0) await cannon(target.url, scenario, settings.warmup);
-  const totals = new Map(targets.map((target) => [target.name, { requests: 0, seconds: 0, non2xx: 0, errors: 0, latencies: /** @type {number[]} */ ([]), peakRssKb: 0, cpuMs: 0 }]));
+  const totals = new Map(
+    targets.map((target) => [
+      target.name,
+      {
+        requests: 0,
+        seconds: 0,
+        non2xx: 0,
+        errors: 0,
+        latencies: /** @type {number[]} */ ([]),
+        peakRssKb: 0,
+        cpuMs: 0,
+      },
+    ]),
+  );
   const slice = settings.duration / settings.rounds;
   for (let round = 0; round < settings.rounds; round++) {
     for (const target of targets) {
@@ -175,7 +192,20 @@ async function driveAlternating(scenario, targets) {
       const sorted = total.latencies.sort((a, b) => a - b);
       const at = (share) => sorted[Math.min(sorted.length - 1, Math.floor(share * sorted.length))];
       const mean = sorted.reduce((sum, value) => sum + value, 0) / Math.max(1, sorted.length);
-      return [name, { rps: total.requests / total.seconds, p50: at(0.5), p99: at(0.99), meanLatency: mean, non2xx: total.non2xx, errors: total.errors, requests: total.requests, peakRssKb: total.peakRssKb || undefined, cpuMsPerRequest: total.cpuMs / Math.max(1, total.requests) }];
+      return [
+        name,
+        {
+          rps: total.requests / total.seconds,
+          p50: at(0.5),
+          p99: at(0.99),
+          meanLatency: mean,
+          non2xx: total.non2xx,
+          errors: total.errors,
+          requests: total.requests,
+          peakRssKb: total.peakRssKb || undefined,
+          cpuMsPerRequest: total.cpuMs / Math.max(1, total.requests),
+        },
+      ];
     }),
   );
 }
@@ -188,7 +218,15 @@ async function drive(baseUrl, scenario, pid) {
 
 /** One autocannon run; every response's latency (ms) is appended to `latencies` when given. */
 function cannon(baseUrl, scenario, seconds, latencies) {
-  const options = { url: `${baseUrl}${scenario.path ?? ''}`, connections: settings.connections, duration: seconds, headers: scenario.headers && { ...scenario.headers }, method: scenario.method, body: scenario.body, requests: scenario.requests };
+  const options = {
+    url: `${baseUrl}${scenario.path ?? ''}`,
+    connections: settings.connections,
+    duration: seconds,
+    headers: scenario.headers && { ...scenario.headers },
+    method: scenario.method,
+    body: scenario.body,
+    requests: scenario.requests,
+  };
   // autocannon adds to the headers object it is given (a POST's Content-Length, then again on the next
   // run, and the server waits for a body that never comes): each run gets a copy. And it takes an
   // option given as undefined for a value: leave those out.
@@ -250,14 +288,24 @@ async function main() {
     log(`database: ${localDatabase.kind}`);
   }
   const databaseName = `blog_bench_${randomBytes(4).toString('hex')}`;
-  const uri = /** @type {string} */ (serverUri).replace(/^(mongodb(?:\+srv)?:\/\/[^/?]+)(\/[^?]*)?/, `$1/${databaseName}`);
+  const uri = /** @type {string} */ (serverUri).replace(
+    /^(mongodb(?:\+srv)?:\/\/[^/?]+)(\/[^?]*)?/,
+    `$1/${databaseName}`,
+  );
   const client = new MongoClient(uri);
   await client.connect();
   const db = client.db();
 
   const processes = [];
   /** @type {Record<string, any>} */
-  const results = { startedAt: startedAt.toISOString(), machine: machine(), settings: { ...settings, only: settings.only && [...settings.only] }, database: localDatabase?.kind ?? 'MONGODB_URI', rows: [], checks: {} };
+  const results = {
+    startedAt: startedAt.toISOString(),
+    machine: machine(),
+    settings: { ...settings, only: settings.only && [...settings.only] },
+    database: localDatabase?.kind ?? 'MONGODB_URI',
+    rows: [],
+    checks: {},
+  };
   try {
     // ------------------------------------------------------------------ seed
     let seedStarted = Date.now();
@@ -267,30 +315,41 @@ async function main() {
     log(`seeded 200 users and ${settings.blogs} blogs in ${results.checks.seedSeconds.toFixed(1)} s`);
 
     // ------------------------------------------------------------------ servers
-    const secrets = { JWT_ACCESS_SECRET: randomBytes(32).toString('hex'), JWT_REFRESH_SECRET: randomBytes(32).toString('hex') };
+    const secrets = {
+      JWT_ACCESS_SECRET: randomBytes(32).toString('hex'),
+      JWT_REFRESH_SECRET: randomBytes(32).toString('hex'),
+    };
     const apiPort = await freePort();
     const uploadsDir = fs.mkdtempSync(path.join(os.tmpdir(), 'blog-bench-uploads-'));
     const profileDir = path.join(RESULTS_DIR, 'profiles');
-    const api = startProcess('API', [...(settings.cpuProf ? ['--cpu-prof', `--cpu-prof-dir=${profileDir}`] : []), settings.apiEntry], {
-      DOTENV_CONFIG_PATH: '/dev/null',
-      DOTENV_CONFIG_QUIET: 'true',
-      NODE_ENV: 'production',
-      PORT: String(apiPort),
-      PUBLIC_URL: `http://127.0.0.1:${apiPort}`,
-      MONGODB_URI: uri,
-      // BENCH_METRICS=false measures the API without its Prometheus instrumentation (the overhead of /metrics)
-      METRICS_ENABLED: env.BENCH_METRICS ?? 'true',
-      ...secrets,
-      ACCESS_TOKEN_TTL: '2h',
-      BCRYPT_COST: String(BCRYPT_COST),
-      RATE_LIMIT_MAX: '100000000',
-      LOG_LEVEL: settings.logLevel,
-      UPLOADS_DIR: uploadsDir,
-    });
+    const api = startProcess(
+      'API',
+      [...(settings.cpuProf ? ['--cpu-prof', `--cpu-prof-dir=${profileDir}`] : []), settings.apiEntry],
+      {
+        DOTENV_CONFIG_PATH: '/dev/null',
+        DOTENV_CONFIG_QUIET: 'true',
+        NODE_ENV: 'production',
+        PORT: String(apiPort),
+        PUBLIC_URL: `http://127.0.0.1:${apiPort}`,
+        MONGODB_URI: uri,
+        // BENCH_METRICS=false measures the API without its Prometheus instrumentation (the overhead of /metrics)
+        METRICS_ENABLED: env.BENCH_METRICS ?? 'true',
+        ...secrets,
+        ACCESS_TOKEN_TTL: '2h',
+        BCRYPT_COST: String(BCRYPT_COST),
+        RATE_LIMIT_MAX: '100000000',
+        LOG_LEVEL: settings.logLevel,
+        UPLOADS_DIR: uploadsDir,
+      },
+    );
     processes.push(api);
     const apiSpawnedAt = Date.now();
     const floorPort = await freePort();
-    const floor = startProcess('floor', [path.join('bench', 'floor-server.js')], { MONGODB_URI: uri, PORT: String(floorPort), JWT_ACCESS_SECRET: secrets.JWT_ACCESS_SECRET });
+    const floor = startProcess('floor', [path.join('bench', 'floor-server.js')], {
+      MONGODB_URI: uri,
+      PORT: String(floorPort),
+      JWT_ACCESS_SECRET: secrets.JWT_ACCESS_SECRET,
+    });
     processes.push(floor);
     const apiUrl = `http://127.0.0.1:${apiPort}`;
     const floorUrl = `http://127.0.0.1:${floorPort}`;
@@ -305,7 +364,8 @@ async function main() {
         headers: { 'Content-Type': 'application/json' },
         body: JSON.stringify({ email: userEmail(index), password: PASSWORD }),
       });
-      if (response.status !== 200) throw new Error(`login of user ${index}: ${response.status} ${await response.text()}`);
+      if (response.status !== 200)
+        throw new Error(`login of user ${index}: ${response.status} ${await response.text()}`);
       return /** @type {string} */ ((await response.json()).accessToken);
     };
     const readerToken = await login(READER);
@@ -317,7 +377,11 @@ async function main() {
     const readScenarios = () => [
       { name: 'list (user)', path: '/api/v1/blogs?limit=20', headers: auth(readerToken) },
       { name: 'list (admin)', path: '/api/v1/blogs?limit=20', headers: auth(adminToken) },
-      { name: 'slug', headers: auth(readerToken), requests: [{ setupRequest: (req) => ({ ...req, path: `/api/v1/blogs/${pick(publishedSlugs)}` }) }] },
+      {
+        name: 'slug',
+        headers: auth(readerToken),
+        requests: [{ setupRequest: (req) => ({ ...req, path: `/api/v1/blogs/${pick(publishedSlugs)}` }) }],
+      },
       { name: 'current user', path: '/api/v1/users/current', headers: auth(readerToken) },
       { name: 'deep page (offset 4000)', path: '/api/v1/blogs?limit=20&offset=4000', headers: auth(readerToken) },
     ];
@@ -332,7 +396,11 @@ async function main() {
         ['current user', '/api/v1/users/current', readerToken],
         ['current user (admin)', '/api/v1/users/current', adminToken],
         ['unknown slug', '/api/v1/blogs/no-such-blog-here', readerToken],
-        ...Array.from({ length: 5 }, (_, i) => [`slug #${i + 1}`, `/api/v1/blogs/${pick(publishedSlugs)}`, i % 2 ? adminToken : readerToken]),
+        ...Array.from({ length: 5 }, (_, i) => [
+          `slug #${i + 1}`,
+          `/api/v1/blogs/${pick(publishedSlugs)}`,
+          i % 2 ? adminToken : readerToken,
+        ]),
       ];
       const failures = [];
       for (const [name, requestPath, token] of cases) {
@@ -345,7 +413,8 @@ async function main() {
     };
     const proof = await equivalence();
     results.checks.equivalence = proof;
-    if (proof.failures.length) throw new Error(`the floor does not answer like the API:\n  ${proof.failures.join('\n  ')}`);
+    if (proof.failures.length)
+      throw new Error(`the floor does not answer like the API:\n  ${proof.failures.join('\n  ')}`);
     log(`equivalence: the floor answered all ${proof.cases} reads exactly like the API`);
 
     // ------------------------------------------------------------------ reads, ours beside the floor
@@ -358,22 +427,45 @@ async function main() {
       ]);
       const row = { name: label, ours, floor: theirs, bytes };
       results.rows.push(row);
-      log(`  ${label}: ours ${ours.rps.toFixed(0)} req/s, floor ${theirs.rps.toFixed(0)} req/s (${(ours.rps / theirs.rps).toFixed(2)}×), p99 ${ours.p99.toFixed(0)} / ${theirs.p99.toFixed(0)} ms`);
+      log(
+        `  ${label}: ours ${ours.rps.toFixed(0)} req/s, floor ${theirs.rps.toFixed(0)} req/s (${(ours.rps / theirs.rps).toFixed(2)}×), p99 ${ours.p99.toFixed(0)} / ${theirs.p99.toFixed(0)} ms`,
+      );
       return row;
     };
     // the CPU profile's summary leaves out what came before (start-up, seeding logins, the equivalence check)
     results.profileFromMs = Date.now() - apiSpawnedAt;
-    log(`read scenarios: ${settings.connections} connections, ${settings.duration} s each (after ${settings.warmup} s warm-up)`);
+    log(
+      `read scenarios: ${settings.connections} connections, ${settings.duration} s each (after ${settings.warmup} s warm-up)`,
+    );
     for (const scenario of readScenarios()) if (wanted(scenario.name)) await runRead(scenario);
 
     // ------------------------------------------------------------------ writes and login, ours only
-    const publishedIds = (await db.collection('blogs').find({ status: 'published' }, { projection: { _id: 1 } }).toArray()).map((blog) => String(blog._id));
+    const publishedIds = (
+      await db
+        .collection('blogs')
+        .find({ status: 'published' }, { projection: { _id: 1 } })
+        .toArray()
+    ).map((blog) => String(blog._id));
     const writeScenarios = [
       {
         name: 'like + unlike',
         requests: [
-          { method: 'POST', setupRequest: (req, context) => ((context.blog = pick(publishedIds)), (context.token = pick(writerTokens)), { ...req, path: `/api/v1/likes/blog/${context.blog}`, headers: auth(context.token) }) },
-          { method: 'DELETE', setupRequest: (req, context) => ({ ...req, path: `/api/v1/likes/blog/${context.blog}`, headers: auth(context.token) }) },
+          {
+            method: 'POST',
+            setupRequest: (req, context) => (
+              (context.blog = pick(publishedIds)),
+              (context.token = pick(writerTokens)),
+              { ...req, path: `/api/v1/likes/blog/${context.blog}`, headers: auth(context.token) }
+            ),
+          },
+          {
+            method: 'DELETE',
+            setupRequest: (req, context) => ({
+              ...req,
+              path: `/api/v1/likes/blog/${context.blog}`,
+              headers: auth(context.token),
+            }),
+          },
         ],
       },
       {
@@ -407,8 +499,17 @@ async function main() {
       const loginLoad = cannon(apiUrl, loginRequest, settings.duration + settings.warmup + 1);
       const during = await drive(apiUrl, slug, api.child.pid);
       const logins = await loginLoad;
-      results.checks.loginStall = { slugAloneP99: alone.p99, slugDuringLoginsP99: during.p99, ratio: during.p99 / alone.p99, loginsPerSecond: logins.requests.average, slugAloneRps: alone.rps, slugDuringRps: during.rps };
-      log(`login stall: slug p99 alone ${alone.p99.toFixed(0)} ms, during ${logins.requests.average.toFixed(0)} logins/s ${during.p99.toFixed(0)} ms (${(during.p99 / alone.p99).toFixed(2)}×, target < 2×)`);
+      results.checks.loginStall = {
+        slugAloneP99: alone.p99,
+        slugDuringLoginsP99: during.p99,
+        ratio: during.p99 / alone.p99,
+        loginsPerSecond: logins.requests.average,
+        slugAloneRps: alone.rps,
+        slugDuringRps: during.rps,
+      };
+      log(
+        `login stall: slug p99 alone ${alone.p99.toFixed(0)} ms, during ${logins.requests.average.toFixed(0)} logins/s ${during.p99.toFixed(0)} ms (${(during.p99 / alone.p99).toFixed(2)}×, target < 2×)`,
+      );
     }
 
     // ------------------------------------------------------------------ growth
@@ -428,7 +529,10 @@ async function main() {
           const times = { ours: /** @type {number[]} */ ([]), floor: /** @type {number[]} */ ([]) };
           for (let i = 0; i < settings.growthSamples; i++) {
             const requestPath = pathOf();
-            for (const [side, url] of /** @type {const} */ ([['ours', apiUrl], ['floor', floorUrl]])) {
+            for (const [side, url] of /** @type {const} */ ([
+              ['ours', apiUrl],
+              ['floor', floorUrl],
+            ])) {
               const started = performance.now();
               const answer = await readAnswer(`${url}${requestPath}`, auth(readerToken), 120_000);
               if (answer.status !== 200) throw new Error(`growth: ${side} answered ${answer.status} to ${requestPath}`);
@@ -446,14 +550,25 @@ async function main() {
       publishedSlugs = publishedSlugs.concat(await seedBlogs(db, userIds, settings.blogs, settings.growthBlogs));
       log(`growth: seeded up to ${settings.growthBlogs} blogs in ${((Date.now() - seedStarted) / 1000).toFixed(1)} s`);
       const again = await equivalence();
-      if (again.failures.length) throw new Error(`after growth, the floor does not answer like the API:\n  ${again.failures.join('\n  ')}`);
+      if (again.failures.length)
+        throw new Error(`after growth, the floor does not answer like the API:\n  ${again.failures.join('\n  ')}`);
       const large = await sequential();
       results.checks.growth = Object.fromEntries(
-        Object.keys(small).map((name) => [name, { [settings.blogs]: small[name], [settings.growthBlogs]: large[name], ownTimeGrowth: small[name].ownMs > 0 ? large[name].ownMs / small[name].ownMs : undefined }]),
+        Object.keys(small).map((name) => [
+          name,
+          {
+            [settings.blogs]: small[name],
+            [settings.growthBlogs]: large[name],
+            ownTimeGrowth: small[name].ownMs > 0 ? large[name].ownMs / small[name].ownMs : undefined,
+          },
+        ]),
       );
       for (const name of Object.keys(small)) {
-        const fmt = (f) => `ours ${f.oursMs.toFixed(0)} ms, floor ${f.floorMs.toFixed(0)} ms, own ${f.ownMs.toFixed(1)} ms`;
-        log(`  ${name}: ${settings.blogs} blogs: ${fmt(small[name])}; ${settings.growthBlogs} blogs: ${fmt(large[name])}`);
+        const fmt = (f) =>
+          `ours ${f.oursMs.toFixed(0)} ms, floor ${f.floorMs.toFixed(0)} ms, own ${f.ownMs.toFixed(1)} ms`;
+        log(
+          `  ${name}: ${settings.blogs} blogs: ${fmt(small[name])}; ${settings.growthBlogs} blogs: ${fmt(large[name])}`,
+        );
       }
     }
 
@@ -461,7 +576,11 @@ async function main() {
     if (wanted('uploads')) {
       const sharp = require('sharp');
       // noise does not compress: 830×830 RGB at compression level 0 is just under the 2 MB limit
-      const png = await sharp({ create: { width: 830, height: 830, channels: 3, noise: { type: 'gaussian', mean: 128, sigma: 60 } } }).png({ compressionLevel: 0 }).toBuffer();
+      const png = await sharp({
+        create: { width: 830, height: 830, channels: 3, noise: { type: 'gaussian', mean: 128, sigma: 60 } },
+      })
+        .png({ compressionLevel: 0 })
+        .toBuffer();
       const before = currentRssKb(/** @type {number} */ (api.child.pid));
       const peak = peakRssFrom(api.child.pid);
       const uploadStarted = Date.now();
@@ -471,18 +590,37 @@ async function main() {
           form.set('title', `Bench upload ${i} ${Date.now()}`);
           form.set('content', '<p>An uploaded banner.</p>');
           form.set('banner_image', new Blob([png], { type: 'image/png' }), 'banner.png');
-          const response = await fetch(`${apiUrl}/api/v1/blogs/`, { method: 'POST', headers: auth(adminToken), body: form, signal: AbortSignal.timeout(120_000) });
+          const response = await fetch(`${apiUrl}/api/v1/blogs/`, {
+            method: 'POST',
+            headers: auth(adminToken),
+            body: form,
+            signal: AbortSignal.timeout(120_000),
+          });
           await response.arrayBuffer();
           return response.status;
         }),
       );
       const peakKb = peak();
-      results.checks.uploads = { count: 50, fileBytes: png.length, created: statuses.filter((s) => s === 201).length, statuses: [...new Set(statuses)], rssBeforeKb: before, peakRssKb: peakKb, riseMb: before && peakKb ? (peakKb - before) / 1024 : undefined, seconds: (Date.now() - uploadStarted) / 1000 };
-      log(`uploads: 50 × ${(png.length / 1048576).toFixed(2)} MB at once: ${results.checks.uploads.created} created, RSS ${(before / 1024).toFixed(0)} → peak ${(peakKb / 1024).toFixed(0)} MB (+${results.checks.uploads.riseMb?.toFixed(0)} MB, target < 150)`);
+      results.checks.uploads = {
+        count: 50,
+        fileBytes: png.length,
+        created: statuses.filter((s) => s === 201).length,
+        statuses: [...new Set(statuses)],
+        rssBeforeKb: before,
+        peakRssKb: peakKb,
+        riseMb: before && peakKb ? (peakKb - before) / 1024 : undefined,
+        seconds: (Date.now() - uploadStarted) / 1000,
+      };
+      log(
+        `uploads: 50 × ${(png.length / 1048576).toFixed(2)} MB at once: ${results.checks.uploads.created} created, RSS ${(before / 1024).toFixed(0)} → peak ${(peakKb / 1024).toFixed(0)} MB (+${results.checks.uploads.riseMb?.toFixed(0)} MB, target < 150)`,
+      );
     }
   } finally {
     for (const proc of processes.reverse()) await proc.stop();
-    await client.db().dropDatabase().catch(() => undefined);
+    await client
+      .db()
+      .dropDatabase()
+      .catch(() => undefined);
     await client.close();
     await localDatabase?.stop();
   }
@@ -492,13 +630,22 @@ async function main() {
   log(`\n${formatTable(results.rows)}\n`);
   if (settings.cpuProf) {
     const profileDirectory = path.join(RESULTS_DIR, 'profiles');
-    const newest = fs.readdirSync(profileDirectory).filter((file) => file.endsWith('.cpuprofile')).map((file) => path.join(profileDirectory, file)).sort((a, b) => fs.statSync(b).mtimeMs - fs.statSync(a).mtimeMs)[0];
+    const newest = fs
+      .readdirSync(profileDirectory)
+      .filter((file) => file.endsWith('.cpuprofile'))
+      .map((file) => path.join(profileDirectory, file))
+      .sort((a, b) => fs.statSync(b).mtimeMs - fs.statSync(a).mtimeMs)[0];
     if (newest) {
-      results.profile = { file: path.relative(ROOT, newest), top: summarizeProfile(JSON.parse(fs.readFileSync(newest, 'utf8')), { skipFirstMs: results.profileFromMs }) };
+      results.profile = {
+        file: path.relative(ROOT, newest),
+        top: summarizeProfile(JSON.parse(fs.readFileSync(newest, 'utf8')), { skipFirstMs: results.profileFromMs }),
+      };
       log(`CPU profile of the API (${results.profile.file}), self time by package, then by function:`);
-      for (const entry of results.profile.top.packages) log(`  ${entry.percent.toFixed(1).padStart(5)}%  ${entry.where}`);
+      for (const entry of results.profile.top.packages)
+        log(`  ${entry.percent.toFixed(1).padStart(5)}%  ${entry.where}`);
       log('');
-      for (const entry of results.profile.top.functions) log(`  ${entry.percent.toFixed(1).padStart(5)}%  ${entry.where}`);
+      for (const entry of results.profile.top.functions)
+        log(`  ${entry.percent.toFixed(1).padStart(5)}%  ${entry.where}`);
     }
   }
   const stamp = results.startedAt.replace(/[:.]/g, '-');
@@ -506,14 +653,22 @@ async function main() {
   fs.writeFileSync(path.join(RESULTS_DIR, 'latest.json'), `${JSON.stringify(results, null, 2)}\n`);
   if (results.rows.some((row) => row.floor)) {
     const subtitle = `${results.startedAt.slice(0, 16).replace('T', ' ')} UTC · ${results.machine.cpus} · ${settings.connections} connections, ${settings.duration} s per scenario · ${settings.blogs} blogs`;
-    fs.writeFileSync(path.join(__dirname, 'chart.svg'), renderChart(results.rows, { title: 'Blog API reads: requests per second, ours beside the floor', subtitle }));
+    fs.writeFileSync(
+      path.join(__dirname, 'chart.svg'),
+      renderChart(results.rows, { title: 'Blog API reads: requests per second, ours beside the floor', subtitle }),
+    );
   }
   log(`results: ${path.relative(ROOT, path.join(RESULTS_DIR, 'latest.json'))}, chart: bench/chart.svg`);
 }
 
 function machine() {
   const cpus = os.cpus();
-  return { cpus: `${cpus.length} × ${cpus[0]?.model ?? 'unknown CPU'}`, memoryGb: Math.round(os.totalmem() / 2 ** 30), node: process.version, platform: `${os.platform()} ${os.release()}` };
+  return {
+    cpus: `${cpus.length} × ${cpus[0]?.model ?? 'unknown CPU'}`,
+    memoryGb: Math.round(os.totalmem() / 2 ** 30),
+    node: process.version,
+    platform: `${os.platform()} ${os.release()}`,
+  };
 }
 
 main().catch((error) => {

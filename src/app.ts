@@ -29,7 +29,12 @@ import { createAccountService } from './services/account.service';
 import { createBlogService } from './services/blog.service';
 import { createEngagementService } from './services/engagement.service';
 import { createSessionService } from './services/session.service';
-import { createBannerStorage, LOCAL_BANNERS_URL_PATH, localBannersDirectory, type BannerStorage } from './services/storage';
+import {
+  createBannerStorage,
+  LOCAL_BANNERS_URL_PATH,
+  localBannersDirectory,
+  type BannerStorage,
+} from './services/storage';
 import { createUserService } from './services/user.service';
 
 export interface AppDeps {
@@ -107,7 +112,10 @@ export function createApp({
   // The API reference is an HTML page: it gets helmet's whole set of document headers but
   // upgrade-insecure-requests: over plain HTTP on any host but localhost (http://vm:3000/api/v1/docs) that
   // would rewrite every asset of the page to https and leave it blank. HTTPS deployments upgrade with HSTS.
-  app.use(`${API_BASE_PATH}/docs`, helmet({ contentSecurityPolicy: { directives: { upgradeInsecureRequests: null } } }));
+  app.use(
+    `${API_BASE_PATH}/docs`,
+    helmet({ contentSecurityPolicy: { directives: { upgradeInsecureRequests: null } } }),
+  );
   // Browsers ignore Cross-Origin-Opener-Policy from such untrustworthy origins and log a console error for it
   // on every page; it is sent where it can apply, over HTTPS (req.secure follows TRUST_PROXY behind a proxy).
   app.use(`${API_BASE_PATH}/docs`, (req, res, next) => {
@@ -144,7 +152,11 @@ export function createApp({
     }),
   );
   // Scraped every few seconds, like the probes: outside the rate limit. Turned off, it is a plain 404.
-  app.use(config.metrics.enabled ? metricsRoutes({ metrics, token: config.metrics.token }) : Router().get(METRICS_PATH, notFoundHandler));
+  app.use(
+    config.metrics.enabled
+      ? metricsRoutes({ metrics, token: config.metrics.token })
+      : Router().get(METRICS_PATH, notFoundHandler),
+  );
   app.use(createRateLimiter({ ...config.rateLimit, store: rateLimitStore, logger }));
   app.use(express.json({ limit: config.jsonBodyLimit }));
   app.use(cookieParser());

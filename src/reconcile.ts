@@ -27,11 +27,17 @@ async function main(): Promise<number> {
     process.stderr.write('reconcile: set MONGODB_URI to the database to repair\n');
     return 1;
   }
-  const logger = createLogger({ level: config.logLevel === 'silent' ? 'info' : config.logLevel, json: config.isProduction });
+  const logger = createLogger({
+    level: config.logLevel === 'silent' ? 'info' : config.logLevel,
+    json: config.isProduction,
+  });
   await connectDatabase({ uri: config.mongodb.uri, serverApi: config.mongodb.serverApi, timeouts: config.database });
   try {
     const counters = await reconcileCounters(logger);
-    const banners = await sweepOrphanBanners(createBannerStorage(config.storage), { minAgeMs: config.maintenance.orphanMinAgeMs, logger });
+    const banners = await sweepOrphanBanners(createBannerStorage(config.storage), {
+      minAgeMs: config.maintenance.orphanMinAgeMs,
+      logger,
+    });
     process.stdout.write(
       `${JSON.stringify({
         blogsChecked: counters.blogsChecked,

@@ -52,7 +52,11 @@ async function main(): Promise<void> {
   } else {
     // development only: loaded when needed, so production never loads it (nor its dev dependencies)
     const { startLocalDatabase } = await import('./dev/local-database');
-    localDatabase = await startLocalDatabase({ persistent: true, dataDir: DEVELOPMENT_DATA_DIR, log: (message) => logger.info(message) });
+    localDatabase = await startLocalDatabase({
+      persistent: true,
+      dataDir: DEVELOPMENT_DATA_DIR,
+      log: (message) => logger.info(message),
+    });
     uri = localDatabase.uri;
     logger.info(`database: ${localDatabase.kind} at ${uri} (set MONGODB_URI to use your own)`);
   }
@@ -97,7 +101,8 @@ async function main(): Promise<void> {
   // Counters that heal: once in the background now, then on a schedule (also `npm run reconcile`).
   const maintain = () => runMaintenance(storage, { minAgeMs: config.maintenance.orphanMinAgeMs, logger });
   if (config.maintenance.onStart) setTimeout(() => void maintain(), 0).unref();
-  const maintenanceTimer = config.maintenance.intervalMs > 0 ? setInterval(() => void maintain(), config.maintenance.intervalMs) : undefined;
+  const maintenanceTimer =
+    config.maintenance.intervalMs > 0 ? setInterval(() => void maintain(), config.maintenance.intervalMs) : undefined;
   maintenanceTimer?.unref();
 
   let shuttingDown = false;
@@ -145,7 +150,9 @@ async function main(): Promise<void> {
     // First /readyz answers 503 while everything is still served, so load balancers stop sending new
     // requests before the listener closes: nothing already on its way is refused or reset.
     if (config.shutdownReadinessDelayMs > 0) {
-      logger.info(`${signal}: /readyz answers 503 from now on; still serving for ${config.shutdownReadinessDelayMs} ms before draining`);
+      logger.info(
+        `${signal}: /readyz answers 503 from now on; still serving for ${config.shutdownReadinessDelayMs} ms before draining`,
+      );
       await new Promise((resolve) => setTimeout(resolve, config.shutdownReadinessDelayMs));
     }
     // drainServer closes the listening socket before it first awaits, so when this line is written new
@@ -180,8 +187,10 @@ function listen(server: Server, port: number): Promise<void> {
     server.listen(port);
     server.once('listening', () => resolve());
     server.once('error', (error: NodeJS.ErrnoException) => {
-      if (error.code === 'EADDRINUSE') reject(new Error(`port ${port} is already in use (another instance running?): stop it or set PORT`));
-      else if (error.code === 'EACCES') reject(new Error(`port ${port} needs privileges this process lacks: set PORT above 1023`));
+      if (error.code === 'EADDRINUSE')
+        reject(new Error(`port ${port} is already in use (another instance running?): stop it or set PORT`));
+      else if (error.code === 'EACCES')
+        reject(new Error(`port ${port} needs privileges this process lacks: set PORT above 1023`));
       else reject(error);
     });
   });

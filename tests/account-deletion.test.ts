@@ -16,7 +16,12 @@ import { agent } from './helpers/agent';
 import { registerAdmin, registerUser, type SignedInUser } from './helpers/users';
 
 // Enough whitelisted admins for one admin to delete others in several tests.
-const ADMIN_EMAILS = ['admin@example.com', 'author.one@example.com', 'author.two@example.com', 'author.three@example.com'];
+const ADMIN_EMAILS = [
+  'admin@example.com',
+  'author.one@example.com',
+  'author.two@example.com',
+  'author.three@example.com',
+];
 
 let ctx: TestContext;
 let admin: SignedInUser;
@@ -88,7 +93,10 @@ describe('a regular user deleting their own account', () => {
     expect(firstComments.body.total).toBe(1);
     expect(firstComments.body.comments.map((c: { content: string }) => c.content)).toEqual(['staying 1']);
     const secondComments = await api.as(staying).get(`/comments/blog/${second._id}`).expect(200);
-    expect(secondComments.body.comments.map((c: { content: string }) => c.content).sort()).toEqual(['admin 1', 'staying 2']);
+    expect(secondComments.body.comments.map((c: { content: string }) => c.content).sort()).toEqual([
+      'admin 1',
+      'staying 2',
+    ]);
   });
 
   it('leaves the blogs of the admin they engaged with in place', async () => {

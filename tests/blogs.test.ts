@@ -25,8 +25,20 @@ const bannerFiles = () => readdirSync(path.join(ctx.uploadsDir, 'banners'));
 const fileOf = (url: string) => path.join(ctx.uploadsDir, 'banners', path.basename(new URL(url).pathname));
 
 const BLOG_KEYS = [
-  '_id', 'title', 'slug', 'content', 'banner', 'author', 'viewsCount', 'likesCount',
-  'commentsCount', 'status', 'publishedAt', 'createdAt', 'updatedAt', 'likedByMe',
+  '_id',
+  'title',
+  'slug',
+  'content',
+  'banner',
+  'author',
+  'viewsCount',
+  'likesCount',
+  'commentsCount',
+  'status',
+  'publishedAt',
+  'createdAt',
+  'updatedAt',
+  'likedByMe',
 ];
 
 describe('POST /blogs/', () => {
@@ -34,34 +46,41 @@ describe('POST /blogs/', () => {
     ['png', 'image/png'],
     ['jpeg', 'image/jpeg'],
     ['webp', 'image/webp'],
-  ] as const)('creates a blog with a %s banner: 201, the whole shape, the real pixel size', async (format, mimeType) => {
-    const banner = await makeImage(format, 97, 41);
-    const response = await postBlog(ctx.app, admin, { title: `A ${format} post`, banner, filename: `b.${format}` });
+  ] as const)(
+    'creates a blog with a %s banner: 201, the whole shape, the real pixel size',
+    async (format, mimeType) => {
+      const banner = await makeImage(format, 97, 41);
+      const response = await postBlog(ctx.app, admin, { title: `A ${format} post`, banner, filename: `b.${format}` });
 
-    expect(response.status).toBe(201);
-    const { blog } = response.body;
-    expect(Object.keys(blog)).toEqual(BLOG_KEYS);
-    expect(blog).toMatchObject({
-      title: `A ${format} post`,
-      slug: `a-${format}-post`,
-      banner: { url: expect.stringMatching(new RegExp(`/uploads/banners/[a-f0-9]{24}\\.${format}$`)), width: 97, height: 41 },
-      author: { _id: admin.user._id, username: admin.user.username, role: 'admin' },
-      viewsCount: 0,
-      likesCount: 0,
-      commentsCount: 0,
-      status: 'draft',
-      publishedAt: null,
-      likedByMe: false,
-    });
-    expect(Object.keys(blog.banner)).toEqual(['url', 'width', 'height']);
+      expect(response.status).toBe(201);
+      const { blog } = response.body;
+      expect(Object.keys(blog)).toEqual(BLOG_KEYS);
+      expect(blog).toMatchObject({
+        title: `A ${format} post`,
+        slug: `a-${format}-post`,
+        banner: {
+          url: expect.stringMatching(new RegExp(`/uploads/banners/[a-f0-9]{24}\\.${format}$`)),
+          width: 97,
+          height: 41,
+        },
+        author: { _id: admin.user._id, username: admin.user.username, role: 'admin' },
+        viewsCount: 0,
+        likesCount: 0,
+        commentsCount: 0,
+        status: 'draft',
+        publishedAt: null,
+        likedByMe: false,
+      });
+      expect(Object.keys(blog.banner)).toEqual(['url', 'width', 'height']);
 
-    const served = await request(ctx.app).get(new URL(blog.banner.url).pathname); // the uploads folder, outside the API
-    expect(served.status).toBe(200);
-    expect(served.headers['content-type']).toBe(mimeType);
-    // what is served is the picture re-encoded in the same format (security: no metadata, no trailing bytes)
-    const servedImage = await sharp(served.body).metadata();
-    expect(servedImage).toMatchObject({ format, width: 97, height: 41 });
-  });
+      const served = await request(ctx.app).get(new URL(blog.banner.url).pathname); // the uploads folder, outside the API
+      expect(served.status).toBe(200);
+      expect(served.headers['content-type']).toBe(mimeType);
+      // what is served is the picture re-encoded in the same format (security: no metadata, no trailing bytes)
+      const servedImage = await sharp(served.body).metadata();
+      expect(servedImage).toMatchObject({ format, width: 97, height: 41 });
+    },
+  );
 
   it('publishes at once with status published, setting publishedAt', async () => {
     const before = Date.now();
@@ -115,11 +134,20 @@ describe('POST /blogs/', () => {
     const expectFieldError = (response: request.Response, field: string) => {
       expect(response.status).toBe(400);
       expect(response.body.code).toBe('ValidationError');
-      expect(response.body.errors[field]).toEqual({ type: 'field', value: expect.any(String), msg: expect.any(String), path: field, location: 'body' });
+      expect(response.body.errors[field]).toEqual({
+        type: 'field',
+        value: expect.any(String),
+        msg: expect.any(String),
+        path: field,
+        location: 'body',
+      });
     };
 
     it('a text file renamed to .png', async () => {
-      const response = await postBlog(ctx.app, admin, { banner: Buffer.from('just some text, not an image at all'), filename: 'banner.png' });
+      const response = await postBlog(ctx.app, admin, {
+        banner: Buffer.from('just some text, not an image at all'),
+        filename: 'banner.png',
+      });
       expectFieldError(response, 'banner_image');
       expect(response.body.errors.banner_image.msg).toBe('Banner image must be a PNG, JPEG or WebP image');
     });
@@ -147,7 +175,8 @@ describe('POST /blogs/', () => {
     });
 
     it('a file in another field', async () => {
-      const response = await api.as(admin)
+      const response = await api
+        .as(admin)
         .post('/blogs/')
         .field('title', 'Wrong field')
         .field('content', '<p>x</p>')
@@ -166,7 +195,8 @@ describe('POST /blogs/', () => {
     });
 
     it('a repeated title (an array, not a string)', async () => {
-      const response = await api.as(admin)
+      const response = await api
+        .as(admin)
         .post('/blogs/')
         .field('title', 'one')
         .field('title', 'two')
@@ -176,7 +206,8 @@ describe('POST /blogs/', () => {
     });
 
     it('an operator object as the title', async () => {
-      const response = await api.as(admin)
+      const response = await api
+        .as(admin)
         .post('/blogs/')
         .field('title[$gt]', '')
         .field('content', '<p>x</p>')
@@ -188,7 +219,11 @@ describe('POST /blogs/', () => {
       const { app } = ctx.buildApp({ BLOG_CONTENT_MAX_LENGTH: '50' });
       expectFieldError(await postBlog(app, admin, { content: 'x'.repeat(51) }), 'content');
       expectFieldError(await postBlog(ctx.app, admin, { content: '<script>alert(1)</script>' }), 'content');
-      const missing = await api.as(admin).post('/blogs/').field('title', 't').attach('banner_image', await makeImage('png'), 'b.png');
+      const missing = await api
+        .as(admin)
+        .post('/blogs/')
+        .field('title', 't')
+        .attach('banner_image', await makeImage('png'), 'b.png');
       expectFieldError(missing, 'content');
     });
 
@@ -197,7 +232,8 @@ describe('POST /blogs/', () => {
     });
 
     it('several mistakes at once, each under its field', async () => {
-      const response = await api.as(admin)
+      const response = await api
+        .as(admin)
         .post('/blogs/')
         .field('status', 'nope')
         .attach('banner_image', Buffer.from('text'), 'b.png');
@@ -234,7 +270,8 @@ describe('POST /blogs/', () => {
   });
 
   it('refuses a malformed multipart body with 400', async () => {
-    const response = await api.as(admin)
+    const response = await api
+      .as(admin)
       .post('/blogs/')
       .set('Content-Type', 'multipart/form-data; boundary=xyz')
       .send('--xyz\r\nContent-Disposition: form-data; name="title"\r\n\r\nunterminated');
@@ -260,7 +297,8 @@ describe('reading blogs', () => {
   beforeAll(async () => {
     author = await registerAdmin(ctx.app, 'second@example.com');
     published = [];
-    for (let i = 0; i < 3; i++) published.push(await createBlog(ctx.app, author, { title: `Second's post ${i}`, status: 'published' }));
+    for (let i = 0; i < 3; i++)
+      published.push(await createBlog(ctx.app, author, { title: `Second's post ${i}`, status: 'published' }));
     draft = await createBlog(ctx.app, author, { title: "Second's draft" });
   });
 
@@ -270,7 +308,11 @@ describe('reading blogs', () => {
 
       expect(response.status).toBe(200);
       expect(Object.keys(response.body)).toEqual(['limit', 'offset', 'total', 'blogs']);
-      expect(response.body).toMatchObject({ limit: 20, offset: 0, total: await BlogModel.countDocuments({ status: 'published' }) });
+      expect(response.body).toMatchObject({
+        limit: 20,
+        offset: 0,
+        total: await BlogModel.countDocuments({ status: 'published' }),
+      });
       const blogs = response.body.blogs as { status: string; createdAt: string; slug: string }[];
       expect(blogs.every((blog) => blog.status === 'published')).toBe(true);
       expect(blogs.map((blog) => blog.slug)).not.toContain(draft.slug);
@@ -300,7 +342,9 @@ describe('reading blogs', () => {
       const page = await api.as(reader).get('/blogs/').query({ limit: 2, offset: 1 });
 
       expect(page.body).toMatchObject({ limit: 2, offset: 1, total: all.length });
-      expect(page.body.blogs.map((blog: { _id: string }) => blog._id)).toEqual(all.slice(1, 3).map((blog: { _id: string }) => blog._id));
+      expect(page.body.blogs.map((blog: { _id: string }) => blog._id)).toEqual(
+        all.slice(1, 3).map((blog: { _id: string }) => blog._id),
+      );
     });
 
     it('answers an empty page beyond the last blog', async () => {
@@ -316,7 +360,10 @@ describe('reading blogs', () => {
       ['offset', '-1'],
       ['offset', 'x'],
     ])('refuses %s=%s with 400 ValidationError', async (name, value) => {
-      const response = await api.as(reader).get('/blogs/').query({ [name]: value });
+      const response = await api
+        .as(reader)
+        .get('/blogs/')
+        .query({ [name]: value });
       expect(response.status).toBe(400);
       expect(response.body.errors[name]).toMatchObject({ path: name, location: 'query', value });
     });
@@ -336,7 +383,9 @@ describe('reading blogs', () => {
       const response = await api.as(reader).get(`/blogs/user/${author.user._id}`);
       expect(response.status).toBe(200);
       expect(response.body).toMatchObject({ limit: 20, offset: 0, total: 3 });
-      expect(response.body.blogs.map((blog: { slug: string }) => blog.slug)).toEqual(published.map((blog) => blog.slug).reverse());
+      expect(response.body.blogs.map((blog: { slug: string }) => blog.slug)).toEqual(
+        published.map((blog) => blog.slug).reverse(),
+      );
     });
 
     it("lists the author's drafts too for admins", async () => {
@@ -346,7 +395,12 @@ describe('reading blogs', () => {
     });
 
     it('answers an empty page for a user without blogs', async () => {
-      expect((await api.as(reader).get(`/blogs/user/${UNKNOWN_ID}`)).body).toEqual({ limit: 20, offset: 0, total: 0, blogs: [] });
+      expect((await api.as(reader).get(`/blogs/user/${UNKNOWN_ID}`)).body).toEqual({
+        limit: 20,
+        offset: 0,
+        total: 0,
+        blogs: [],
+      });
     });
 
     it('answers 400 ValidationError on userId for a malformed id', async () => {
@@ -402,7 +456,8 @@ describe('reading blogs', () => {
 describe('PUT /blogs/{blogId}', () => {
   it('changes title, content and status; the slug stays; the first publication sets publishedAt', async () => {
     const blog = await createBlog(ctx.app, admin, { title: 'Original title' });
-    const response = await api.as(admin)
+    const response = await api
+      .as(admin)
       .put(`/blogs/${blog._id}`)
       .field('title', 'A better title')
       .field('content', '<p>New <script>x</script>text</p>')
@@ -429,7 +484,8 @@ describe('PUT /blogs/{blogId}', () => {
 
   it('derives a new slug from the title when asked to', async () => {
     const blog = await createBlog(ctx.app, admin, { title: 'Before rename' });
-    const response = await api.as(admin)
+    const response = await api
+      .as(admin)
       .put(`/blogs/${blog._id}`)
       .field('title', 'After rename')
       .field('regenerate_slug', 'true');
@@ -443,7 +499,8 @@ describe('PUT /blogs/{blogId}', () => {
     const oldFile = fileOf((blog.banner as { url: string }).url);
     expect(existsSync(oldFile)).toBe(true);
 
-    const response = await api.as(admin)
+    const response = await api
+      .as(admin)
       .put(`/blogs/${blog._id}`)
       .attach('banner_image', await makeImage('webp', 33, 22), 'new.webp');
 

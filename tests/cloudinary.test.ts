@@ -43,7 +43,9 @@ describe('banners on Cloudinary', () => {
     expect(upload).toMatchObject({ folder: 'test-banners', bytes: expect.any(Number), format: 'webp' });
     expect(upload.bytes).toBeGreaterThan(0);
     expect(blog.banner).toEqual({
-      url: expect.stringMatching(new RegExp(`^https://res\\.cloudinary\\.com/${cloud.cloudName}/image/upload/v\\d+/${upload.publicId}\\.webp$`)),
+      url: expect.stringMatching(
+        new RegExp(`^https://res\\.cloudinary\\.com/${cloud.cloudName}/image/upload/v\\d+/${upload.publicId}\\.webp$`),
+      ),
       width: 120,
       height: 90,
     });
@@ -63,7 +65,8 @@ describe('banners on Cloudinary', () => {
     const blog = await createBlog(ctx.app, admin);
     const old = cloud.uploads.at(-1)!.publicId;
 
-    const response = await api.as(admin)
+    const response = await api
+      .as(admin)
       .put(`/blogs/${blog._id}`)
       .attach('banner_image', await makeImage('jpeg', 30, 20), 'new.jpg');
 
@@ -114,7 +117,11 @@ describe('banners on Cloudinary', () => {
         title: 'Fails after upload',
         content: '<p>x</p>',
         status: 'archived' as never,
-        banner: { data: await makeImage('png'), image: { extension: 'png', mimeType: 'image/png', width: 64, height: 48 }, baseUrl: 'http://x' },
+        banner: {
+          data: await makeImage('png'),
+          image: { extension: 'png', mimeType: 'image/png', width: 64, height: 48 },
+          baseUrl: 'http://x',
+        },
       },
     );
 

@@ -20,12 +20,13 @@ const api = agent(() => ctx.app);
 
 async function addComment(user: SignedInUser, blogId: string, content: string) {
   const response = await api.as(user).post(`/comments/blog/${blogId}`).send({ content });
-  if (response.status !== 201) throw new Error(`add comment failed: ${response.status} ${JSON.stringify(response.body)}`);
+  if (response.status !== 201)
+    throw new Error(`add comment failed: ${response.status} ${JSON.stringify(response.body)}`);
   return response.body.comment as { _id: string };
 }
 
 describe('GET /comments', () => {
-  it('lists every comment newest first, each with its blog\'s _id, title and slug and its full author for the admin', async () => {
+  it("lists every comment newest first, each with its blog's _id, title and slug and its full author for the admin", async () => {
     const published = await createBlog(ctx.app, admin, { status: 'published', title: 'Moderated post' });
     const draft = await createBlog(ctx.app, admin, { status: 'draft', title: 'Draft post' });
     const user = await registerUser(ctx.app);
@@ -37,7 +38,11 @@ describe('GET /comments', () => {
 
     expect(response.status).toBe(200);
     expect(response.body).toMatchObject({ limit: 20, offset: 0, total: 3 });
-    expect(response.body.comments.map((comment: { _id: string }) => comment._id)).toEqual([third._id, second._id, first._id]);
+    expect(response.body.comments.map((comment: { _id: string }) => comment._id)).toEqual([
+      third._id,
+      second._id,
+      first._id,
+    ]);
     expect(response.body.comments[0]).toEqual({
       _id: third._id,
       content: 'third',

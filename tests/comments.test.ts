@@ -28,7 +28,8 @@ const draftBlog = () => createBlog(ctx.app, admin, { status: 'draft' });
 /** A comment that must be created; fails the test with the answer otherwise. */
 async function addComment(user: SignedInUser, blogId: string, content = 'A fine post') {
   const response = await api.as(user).post(commentsOf(blogId)).send({ content });
-  if (response.status !== 201) throw new Error(`add comment failed: ${response.status} ${JSON.stringify(response.body)}`);
+  if (response.status !== 201)
+    throw new Error(`add comment failed: ${response.status} ${JSON.stringify(response.body)}`);
   return response.body.comment as { _id: string; content: string; [key: string]: unknown };
 }
 
@@ -93,8 +94,14 @@ describe('POST /comments/blog/{blogId}', () => {
     const blog = await publishedBlog();
     const user = await registerUser(ctx.app);
 
-    const exact = await api.as(user).post(commentsOf(blog._id)).send({ content: 'x'.repeat(1000) });
-    const padded = await api.as(user).post(commentsOf(blog._id)).send({ content: `  ${'y'.repeat(1000)}  ` });
+    const exact = await api
+      .as(user)
+      .post(commentsOf(blog._id))
+      .send({ content: 'x'.repeat(1000) });
+    const padded = await api
+      .as(user)
+      .post(commentsOf(blog._id))
+      .send({ content: `  ${'y'.repeat(1000)}  ` });
 
     expect(exact.status).toBe(201);
     expect(exact.body.comment.content).toHaveLength(1000);
@@ -236,7 +243,8 @@ describe('GET /comments/blog/{blogId}', () => {
     reader = await registerUser(ctx.app);
     const writer = await registerUser(ctx.app);
     written = [];
-    for (let index = 0; index < 5; index++) written.push(await addComment(index % 2 ? admin : writer, blog._id, `comment ${index}`));
+    for (let index = 0; index < 5; index++)
+      written.push(await addComment(index % 2 ? admin : writer, blog._id, `comment ${index}`));
   });
 
   it('answers 200 with the defaults 20 and 0 echoed and the comments newest first', async () => {
@@ -252,7 +260,9 @@ describe('GET /comments/blog/{blogId}', () => {
       'comment 1',
       'comment 0',
     ]);
-    expect(response.body.comments.map((comment: { _id: string }) => comment._id)).toEqual(written.map((c) => c._id).reverse());
+    expect(response.body.comments.map((comment: { _id: string }) => comment._id)).toEqual(
+      written.map((c) => c._id).reverse(),
+    );
   });
 
   it('shows authors without email to a regular user and with email to an admin', async () => {
@@ -265,9 +275,10 @@ describe('GET /comments/blog/{blogId}', () => {
       expect(comment.author).toHaveProperty('username');
     }
     for (const comment of asAdmin.body.comments) expect(comment.author.email).toEqual(expect.stringContaining('@'));
-    expect(asAdmin.body.comments.find((comment: { author: { _id: string } }) => comment.author._id === admin.user._id).author).toEqual(
-      admin.user,
-    );
+    expect(
+      asAdmin.body.comments.find((comment: { author: { _id: string } }) => comment.author._id === admin.user._id)
+        .author,
+    ).toEqual(admin.user);
   });
 
   it('slices the list with limit and offset and still reports the total', async () => {
@@ -277,7 +288,9 @@ describe('GET /comments/blog/{blogId}', () => {
 
     expect(page.status).toBe(200);
     expect(page.body).toMatchObject({ limit: 2, offset: 1, total: 5 });
-    expect(page.body.comments.map((c: { _id: string }) => c._id)).toEqual(all.body.comments.slice(1, 3).map((c: { _id: string }) => c._id));
+    expect(page.body.comments.map((c: { _id: string }) => c._id)).toEqual(
+      all.body.comments.slice(1, 3).map((c: { _id: string }) => c._id),
+    );
   });
 
   it('answers the last partial page and an empty page past the end', async () => {
@@ -370,7 +383,7 @@ describe('DELETE /comments/{commentId}', () => {
     expect(await storedCommentsCount(blog._id)).toBe(0);
   });
 
-  it("refuses another regular user with 403 AuthorizationError and keeps the comment", async () => {
+  it('refuses another regular user with 403 AuthorizationError and keeps the comment', async () => {
     const blog = await publishedBlog();
     const author = await registerUser(ctx.app);
     const stranger = await registerUser(ctx.app);
@@ -460,7 +473,9 @@ describe('comments and the blog they are on', () => {
     ]);
 
     expect(deletion.status).toBe(204);
-    expect(creations.filter((response) => ![201, 404].includes(response.status)).map((response) => response.status)).toEqual([]);
+    expect(
+      creations.filter((response) => ![201, 404].includes(response.status)).map((response) => response.status),
+    ).toEqual([]);
     expect(await CommentModel.countDocuments({ blog: blog._id })).toBe(0);
   });
 });
@@ -471,11 +486,17 @@ describe('many comments written and deleted on one blog at once', () => {
     const blog = await publishedBlog();
     const users = await Promise.all(Array.from({ length: 25 }, () => registerUser(ctx.app)));
     const existing: { _id: string }[] = [];
-    for (const user of users.slice(0, 6)) existing.push(await addComment(user, blog._id, `early by ${user.user.username}`));
+    for (const user of users.slice(0, 6))
+      existing.push(await addComment(user, blog._id, `early by ${user.user.username}`));
 
     // Act: every user comments; meanwhile comments 0-2 are deleted by their authors, comment 3 by an admin,
     // and comment 4 twice over (by its author and by an admin) at the same time.
-    const creations = users.map((user, index) => api.as(user).post(commentsOf(blog._id)).send({ content: `burst ${index}` }));
+    const creations = users.map((user, index) =>
+      api
+        .as(user)
+        .post(commentsOf(blog._id))
+        .send({ content: `burst ${index}` }),
+    );
     const deletions = [
       ...[0, 1, 2].map((index) => api.as(users[index]).delete(commentPath(existing[index]._id))),
       api.as(admin).delete(commentPath(existing[3]._id)),
@@ -493,7 +514,10 @@ describe('many comments written and deleted on one blog at once', () => {
     const expected = 6 + 25 - 5;
     expect(await CommentModel.countDocuments({ blog: blog._id })).toBe(expected);
     expect(await storedCommentsCount(blog._id)).toBe(expected);
-    const listed = await api.as(admin).get(`${commentsOf(blog._id)}?limit=50`).expect(200);
+    const listed = await api
+      .as(admin)
+      .get(`${commentsOf(blog._id)}?limit=50`)
+      .expect(200);
     expect(listed.body.total).toBe(expected);
     expect(listed.body.comments).toHaveLength(expected);
     expect(listed.body.comments.map((c: { _id: string }) => c._id)).toContain(existing[5]._id);

@@ -35,7 +35,7 @@ describe('createConcurrencyLimit', () => {
     expect(started).toEqual([0, 1, 2, 3]);
   });
 
-  it('gives a failed task\'s slot to the next one and passes the failure on', async () => {
+  it("gives a failed task's slot to the next one and passes the failure on", async () => {
     const limit = createConcurrencyLimit(1);
     const first = controllable();
     const second = controllable();

@@ -14,7 +14,11 @@ const production = {
 
 describe('loadConfig', () => {
   it('applies the documented defaults', () => {
-    const { config } = loadConfig({ NODE_ENV: 'development', JWT_ACCESS_SECRET: SECRET_A, JWT_REFRESH_SECRET: SECRET_B });
+    const { config } = loadConfig({
+      NODE_ENV: 'development',
+      JWT_ACCESS_SECRET: SECRET_A,
+      JWT_REFRESH_SECRET: SECRET_B,
+    });
     expect(config).toMatchObject({
       port: 3000,
       jwt: { accessTtlSeconds: 900, refreshTtlSeconds: 604800 },
@@ -35,12 +39,15 @@ describe('loadConfig', () => {
     expect(warnings[1]).toContain('JWT_REFRESH_SECRET');
   });
 
-  it.each(['MONGODB_URI', 'JWT_ACCESS_SECRET', 'JWT_REFRESH_SECRET', 'PUBLIC_URL'])('stops production start-up without %s, naming it', (name) => {
-    const environment: Record<string, string> = { ...production };
-    delete environment[name];
-    expect(() => loadConfig(environment)).toThrow(ConfigError);
-    expect(() => loadConfig(environment)).toThrow(name);
-  });
+  it.each(['MONGODB_URI', 'JWT_ACCESS_SECRET', 'JWT_REFRESH_SECRET', 'PUBLIC_URL'])(
+    'stops production start-up without %s, naming it',
+    (name) => {
+      const environment: Record<string, string> = { ...production };
+      delete environment[name];
+      expect(() => loadConfig(environment)).toThrow(ConfigError);
+      expect(() => loadConfig(environment)).toThrow(name);
+    },
+  );
 
   it('accepts a complete production environment without warnings', () => {
     const { config, warnings } = loadConfig(production);
@@ -49,7 +56,9 @@ describe('loadConfig', () => {
   });
 
   it('refuses short secrets and equal secrets', () => {
-    expect(() => loadConfig({ ...production, JWT_ACCESS_SECRET: 'short' })).toThrow('JWT_ACCESS_SECRET must be at least 32');
+    expect(() => loadConfig({ ...production, JWT_ACCESS_SECRET: 'short' })).toThrow(
+      'JWT_ACCESS_SECRET must be at least 32',
+    );
     expect(() => loadConfig({ ...production, JWT_REFRESH_SECRET: SECRET_A })).toThrow('must differ');
   });
 

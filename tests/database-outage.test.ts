@@ -43,9 +43,18 @@ afterAll(async () => {
   await ctx.close();
 });
 
-async function get(path: string): Promise<{ status: number; body: Record<string, unknown>; retryAfter: string | null }> {
-  const response = await fetch(`${server.baseUrl}${path}`, { headers: { authorization: `Bearer ${token}` }, signal: AbortSignal.timeout(20_000) });
-  return { status: response.status, body: (await response.json()) as Record<string, unknown>, retryAfter: response.headers.get('retry-after') };
+async function get(
+  path: string,
+): Promise<{ status: number; body: Record<string, unknown>; retryAfter: string | null }> {
+  const response = await fetch(`${server.baseUrl}${path}`, {
+    headers: { authorization: `Bearer ${token}` },
+    signal: AbortSignal.timeout(20_000),
+  });
+  return {
+    status: response.status,
+    body: (await response.json()) as Record<string, unknown>,
+    retryAfter: response.headers.get('retry-after'),
+  };
 }
 
 /** Polls until `probe` answers true (every 200 ms, for up to `limitMs`). */
@@ -114,8 +123,12 @@ describe('a silent partition (no byte gets through, nothing is reset)', () => {
 describe('which errors mean "the database is unavailable" (503) rather than a bug (500)', () => {
   const named = (name: string) => Object.assign(new Error('x'), { name });
   const socketError = (code: string, frame: string) =>
-    Object.assign(new Error(`write ${code}`), { code, stack: `Error: write ${code}\n    at afterWriteDispatched (node:internal/stream_base_commons:161:15)\n    at ${frame}` });
-  const driverFrame = 'Connection.writeCommand (/app/node_modules/mongoose/node_modules/mongodb/lib/cmap/connection.js:392:25)';
+    Object.assign(new Error(`write ${code}`), {
+      code,
+      stack: `Error: write ${code}\n    at afterWriteDispatched (node:internal/stream_base_commons:161:15)\n    at ${frame}`,
+    });
+  const driverFrame =
+    'Connection.writeCommand (/app/node_modules/mongoose/node_modules/mongodb/lib/cmap/connection.js:392:25)';
 
   it.each([
     ['a server selection timeout', named('MongoServerSelectionError')],
@@ -131,8 +144,14 @@ describe('which errors mean "the database is unavailable" (503) rather than a bu
   it.each([
     ['a plain bug', new TypeError('x is undefined')],
     ['a duplicate key', Object.assign(named('MongoServerError'), { code: 11000 })],
-    ['a socket error of another library', socketError('ECONNRESET', 'ClientRequest.emit (/app/node_modules/cloudinary/lib/uploader.js:600:3)')],
-    ['a storage failure caused by a reset', new StorageError('Cloudinary upload failed', { cause: socketError('ECONNRESET', driverFrame) })],
+    [
+      'a socket error of another library',
+      socketError('ECONNRESET', 'ClientRequest.emit (/app/node_modules/cloudinary/lib/uploader.js:600:3)'),
+    ],
+    [
+      'a storage failure caused by a reset',
+      new StorageError('Cloudinary upload failed', { cause: socketError('ECONNRESET', driverFrame) }),
+    ],
   ])('%s: not unavailable', (_case, error) => {
     expect(isDatabaseUnavailableError(error)).toBe(false);
   });

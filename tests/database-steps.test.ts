@@ -95,7 +95,7 @@ describe('database steps per request', () => {
     ]);
   });
 
-  it('lists one author\'s blogs in 3 steps', async () => {
+  it("lists one author's blogs in 3 steps", async () => {
     const steps = await stepsOf(() => api.as(reader).get(`/blogs/user/${admin.user._id}`));
     expect(steps).toHaveLength(3);
   });

@@ -112,7 +112,10 @@ describe('toHttpError, the converter', () => {
   it.each([
     ['keyPattern', { code: 11000, keyPattern: { email: 1 } }],
     ['keyValue', { code: 11000, keyValue: { email: 'a@b.co' } }],
-    ['the message only (offline stand-in)', { code: 11000, message: 'E11000 duplicate key error collection: db.users index: email_1 dup key' }],
+    [
+      'the message only (offline stand-in)',
+      { code: 11000, message: 'E11000 duplicate key error collection: db.users index: email_1 dup key' },
+    ],
   ])('maps a duplicate-key error described by %s to 400 ValidationError on the field', (_label, raw) => {
     const error = toHttpError(Object.assign(new Error('dup'), raw)) as RequestValidationError;
     expect(error.status).toBe(400);
@@ -163,7 +166,9 @@ describe('errorHandler', () => {
 
   it('answers an HttpError with its status and body, logging nothing', async () => {
     const logged: unknown[] = [];
-    const response = await request(appThrowing(RequestValidationError.forField('title', 'Title is required'), logged)).get('/boom');
+    const response = await request(
+      appThrowing(RequestValidationError.forField('title', 'Title is required'), logged),
+    ).get('/boom');
     expect(response.status).toBe(400);
     expect(response.body).toEqual({
       code: 'ValidationError',

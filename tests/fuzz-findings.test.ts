@@ -45,7 +45,11 @@ describe('blank text fields', () => {
   const document = buildOpenApiDocument();
   const ajv = new Ajv2020({ strict: false });
   const bodySchema = (path: string, method: 'post' | 'put', mediaType: string) =>
-    (document.paths[path]![method]!.requestBody!.content[mediaType] as { schema: { properties: Record<string, object> } }).schema.properties;
+    (
+      document.paths[path]![method]!.requestBody!.content[mediaType] as {
+        schema: { properties: Record<string, object> };
+      }
+    ).schema.properties;
 
   it.each([
     ['comment content', bodySchema('/comments/blog/{blogId}', 'post', 'application/json').content],

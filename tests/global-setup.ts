@@ -13,7 +13,10 @@ export default async function globalSetup(): Promise<void> {
     process.env.TEST_MONGODB_URI = process.env.MONGODB_URI;
     return;
   }
-  const database = await startLocalDatabase({ persistent: false, log: (message) => process.stderr.write(`${message}\n`) });
+  const database = await startLocalDatabase({
+    persistent: false,
+    log: (message) => process.stderr.write(`${message}\n`),
+  });
   globalThis.testDatabase = database;
   process.env.TEST_MONGODB_URI = database.uri;
   process.stderr.write(`\ntest database: ${database.kind}\n`);

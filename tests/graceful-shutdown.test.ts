@@ -20,7 +20,11 @@ afterAll(async () => {
 });
 
 async function startServer(env: Record<string, string>): Promise<ServerProcess> {
-  const server = await startServerProcess({ MONGODB_URI: databaseUri(mongoose.connection.name), ...sharedSecrets(), ...env });
+  const server = await startServerProcess({
+    MONGODB_URI: databaseUri(mongoose.connection.name),
+    ...sharedSecrets(),
+    ...env,
+  });
   servers.push(server);
   return server;
 }
@@ -108,7 +112,8 @@ describe('graceful shutdown on SIGTERM', () => {
     const exitCode = await server.exited;
 
     expect(responses.map((response) => response.status)).toEqual(Array(8).fill(201));
-    for (const response of responses) expect(JSON.parse(response.body)).toEqual(expect.objectContaining({ accessToken: expect.any(String) }));
+    for (const response of responses)
+      expect(JSON.parse(response.body)).toEqual(expect.objectContaining({ accessToken: expect.any(String) }));
     // The test proves something only if some requests were really still running at the signal.
     expect(responses.some((response) => response.receivedAt > signalledAt)).toBe(true);
     expect(refusedDuringShutdown).toBe(true);
@@ -122,7 +127,13 @@ describe('graceful shutdown on SIGTERM', () => {
     const server = await startServer({ BCRYPT_COST: '13', SHUTDOWN_GRACE_MS: '600000' });
     const agent = new http.Agent({ keepAlive: true, maxSockets: 1 });
     // Busy at the signal (so server.close() cannot close it yet), idle a few hundred ms later.
-    const registration = send(server, 'POST', '/api/v1/auth/register', { email: 'keepalive@example.com', password: 'password123' }, agent);
+    const registration = send(
+      server,
+      'POST',
+      '/api/v1/auth/register',
+      { email: 'keepalive@example.com', password: 'password123' },
+      agent,
+    );
     await registration.sent;
     await untilInFlight(server, 1);
 
@@ -187,7 +198,10 @@ describe('readiness delay before the drain (SHUTDOWN_READINESS_DELAY_MS)', () =>
     await server.waitForLine(/SIGTERM: \/readyz answers 503/);
     const readiness = await send(server, 'GET', '/readyz').response;
     // a new connection, not one already open: a load balancer that has not yet noticed is still served
-    const registration = await send(server, 'POST', '/api/v1/auth/register', { email: 'late-arrival@example.com', password: 'password123' }).response;
+    const registration = await send(server, 'POST', '/api/v1/auth/register', {
+      email: 'late-arrival@example.com',
+      password: 'password123',
+    }).response;
     const drainStartedBefore = server.output.some((line) => /SIGTERM received/.test(line));
 
     expect(readiness.status).toBe(503);
@@ -195,7 +209,9 @@ describe('readiness delay before the drain (SHUTDOWN_READINESS_DELAY_MS)', () =>
     expect(registration.status).toBe(201);
     expect(drainStartedBefore).toBe(false);
     expect(await server.exited).toBe(0);
-    expect(server.output.join('\n')).toMatch(/SIGTERM: \/readyz answers 503[\s\S]*SIGTERM received[\s\S]*shutdown complete/);
+    expect(server.output.join('\n')).toMatch(
+      /SIGTERM: \/readyz answers 503[\s\S]*SIGTERM received[\s\S]*shutdown complete/,
+    );
   });
 });
 

@@ -23,8 +23,13 @@ afterAll(() => ctx.close());
 
 const api = agent(() => ctx.app);
 const DOCUMENT_ONLY_HEADERS = [
-  'cross-origin-opener-policy', 'origin-agent-cluster', 'referrer-policy', 'x-dns-prefetch-control',
-  'x-download-options', 'x-permitted-cross-domain-policies', 'x-xss-protection',
+  'cross-origin-opener-policy',
+  'origin-agent-cluster',
+  'referrer-policy',
+  'x-dns-prefetch-control',
+  'x-download-options',
+  'x-permitted-cross-domain-policies',
+  'x-xss-protection',
 ];
 
 describe('compression', () => {
@@ -56,7 +61,11 @@ describe('conditional GET', () => {
     const first = await uncheckedApi().get('/api/v1/blogs/').set(bearer(reader)).set('Accept-Encoding', encoding);
     expect(first.headers.etag).toBeDefined();
 
-    const again = await uncheckedApi().get('/api/v1/blogs/').set(bearer(reader)).set('Accept-Encoding', encoding).set('If-None-Match', first.headers.etag);
+    const again = await uncheckedApi()
+      .get('/api/v1/blogs/')
+      .set(bearer(reader))
+      .set('Accept-Encoding', encoding)
+      .set('If-None-Match', first.headers.etag);
     expect(again.status).toBe(304);
     expect(again.text).toBeFalsy();
   });
@@ -72,14 +81,16 @@ describe('security headers', () => {
       'x-frame-options': 'SAMEORIGIN',
       'cross-origin-resource-policy': 'same-origin',
     });
-    for (const header of DOCUMENT_ONLY_HEADERS) expect({ header, value: response.headers[header] }).toEqual({ header, value: undefined });
+    for (const header of DOCUMENT_ONLY_HEADERS)
+      expect({ header, value: response.headers[header] }).toEqual({ header, value: undefined });
   });
 
-  it('keeps helmet\'s document set on the HTML reference page, COOP only over HTTPS, and no upgrade-insecure-requests', async () => {
+  it("keeps helmet's document set on the HTML reference page, COOP only over HTTPS, and no upgrade-insecure-requests", async () => {
     const response = await api.get('/docs');
     expect(response.headers['content-type']).toMatch(/text\/html/);
     const overHttp = DOCUMENT_ONLY_HEADERS.filter((header) => header !== 'cross-origin-opener-policy');
-    for (const header of overHttp) expect({ header, value: response.headers[header] }).toEqual({ header, value: expect.any(String) });
+    for (const header of overHttp)
+      expect({ header, value: response.headers[header] }).toEqual({ header, value: expect.any(String) });
     // browsers ignore COOP from a plain-HTTP origin and log a console error for it (docs/spa.md)
     expect(response.headers['cross-origin-opener-policy']).toBeUndefined();
     expect(response.headers['content-security-policy']).toContain("script-src 'self'");

@@ -284,7 +284,9 @@ describe('likes and the blog they are on', () => {
     ]);
 
     expect(deletion.status).toBe(204);
-    expect(likes.filter((response) => ![200, 404].includes(response.status)).map((response) => response.status)).toEqual([]);
+    expect(
+      likes.filter((response) => ![200, 404].includes(response.status)).map((response) => response.status),
+    ).toEqual([]);
     expect(await LikeModel.countDocuments({ blog: blog._id })).toBe(0);
   });
 });
@@ -335,7 +337,10 @@ describe('many users liking and unliking one blog at once', () => {
     expect(finalState.slice(5, 18)).toEqual(Array(13).fill(1));
     expect(finalState.slice(22)).toEqual([0, 0, 0]);
 
-    const expectedLikers = users.filter((_user, index) => finalState[index] === 1).map((user) => user.user._id).sort();
+    const expectedLikers = users
+      .filter((_user, index) => finalState[index] === 1)
+      .map((user) => user.user._id)
+      .sort();
     const records = await LikeModel.find({ blog: blog._id }).select('user').lean();
     expect(records.map((like) => String(like.user)).sort()).toEqual(expectedLikers);
     expect(await LikeModel.countDocuments({ blog: new Types.ObjectId(blog._id) })).toBe(expectedLikers.length);

@@ -38,7 +38,9 @@ describe('request ids', () => {
     await settle();
 
     expect(response.headers['x-request-id']).toBe('edge-7f3a.42:abc_Z');
-    expect(log.entries()).toContainEqual(expect.objectContaining({ requestId: 'edge-7f3a.42:abc_Z', status: 404, path: '/api/v1/nope' }));
+    expect(log.entries()).toContainEqual(
+      expect.objectContaining({ requestId: 'edge-7f3a.42:abc_Z', status: 404, path: '/api/v1/nope' }),
+    );
   });
 
   it.each([
@@ -79,9 +81,7 @@ describe('secrets stay out of the log', () => {
     await api.post('/auth/login').send({ email, password: `${password}-wrong` });
     await api.post('/auth/refresh-token').set('Cookie', user.refreshCookie);
     await api.as(user.accessToken).get('/users/current');
-    await api.as(user.accessToken)
-      .post('/auth/logout')
-      .set('Cookie', user.refreshCookie);
+    await api.as(user.accessToken).post('/auth/logout').set('Cookie', user.refreshCookie);
     await settle();
 
     expect(log.entries().filter((entry) => entry.method !== undefined)).toHaveLength(6);
@@ -94,7 +94,8 @@ describe('secrets stay out of the log', () => {
     jest.spyOn(UserModel, 'findOne').mockRejectedValue(new Error('database exploded'));
     log.lines.length = 0;
 
-    const response = await api.as(user.accessToken)
+    const response = await api
+      .as(user.accessToken)
       .get('/users/current')
       .set('Cookie', `${user.refreshCookie}; other=${password}`)
       .set('X-Request-Id', 'failing-request-1');
@@ -122,9 +123,15 @@ describe('secrets stay out of the log', () => {
   });
 
   it('redacts fields named like secrets when code logs them by mistake', () => {
-    log.logger.warn('careless', { password, headers: { authorization: 'Bearer abc.def.ghi', cookie: 'refreshToken=xyz' } });
+    log.logger.warn('careless', {
+      password,
+      headers: { authorization: 'Bearer abc.def.ghi', cookie: 'refreshToken=xyz' },
+    });
 
     expect(log.lines.join('\n')).not.toMatch(/Sup3r|abc\.def\.ghi|refreshToken=xyz/);
-    expect(log.entries()[0]).toMatchObject({ password: '[redacted]', headers: { authorization: '[redacted]', cookie: '[redacted]' } });
+    expect(log.entries()[0]).toMatchObject({
+      password: '[redacted]',
+      headers: { authorization: '[redacted]', cookie: '[redacted]' },
+    });
   });
 });

@@ -31,7 +31,9 @@ function makeAdmin(...args: string[]): Promise<{ code: number | null; stdout: st
         DOTENV_CONFIG_QUIET: 'true',
         NODE_ENV: 'test',
         MONGODB_URI: databaseUri(mongoose.connection.name),
-        ...Object.fromEntries(['JWT_ACCESS_SECRET', 'JWT_REFRESH_SECRET'].map((name) => [name, 'x'.repeat(31) + name.length])),
+        ...Object.fromEntries(
+          ['JWT_ACCESS_SECRET', 'JWT_REFRESH_SECRET'].map((name) => [name, 'x'.repeat(31) + name.length]),
+        ),
       },
       stdio: ['ignore', 'pipe', 'pipe'],
     });
@@ -61,13 +63,17 @@ describe('npm run make-admin -- <email>', () => {
     expect(result.stdout).toBe(`operator.chosen@example.com (${user.user.username}) is now an admin\n`);
     expect((await api.as(user).get('/users')).status).toBe(200);
     expect((await api.as(user).get('/users/current')).body.user.role).toBe('admin');
-    expect((await makeAdmin('operator.chosen@example.com')).stdout).toBe('operator.chosen@example.com is already an admin\n');
+    expect((await makeAdmin('operator.chosen@example.com')).stdout).toBe(
+      'operator.chosen@example.com is already an admin\n',
+    );
   });
 
   it('says in one line that an unknown email must register first, and how to call it without one', async () => {
     const unknown = await makeAdmin('nobody@example.com');
     expect(unknown.code).toBe(1);
-    expect(unknown.stderr).toBe('make-admin: no account with the email nobody@example.com: register it first (POST /api/v1/auth/register), then run this again\n');
+    expect(unknown.stderr).toBe(
+      'make-admin: no account with the email nobody@example.com: register it first (POST /api/v1/auth/register), then run this again\n',
+    );
 
     const usage = await makeAdmin();
     expect(usage.code).toBe(1);
@@ -76,7 +82,10 @@ describe('npm run make-admin -- <email>', () => {
 });
 
 describe('npm start', () => {
-  const scripts = JSON.parse(readFileSync(path.join(PROJECT_ROOT, 'package.json'), 'utf8')).scripts as Record<string, string>;
+  const scripts = JSON.parse(readFileSync(path.join(PROJECT_ROOT, 'package.json'), 'utf8')).scripts as Record<
+    string,
+    string
+  >;
 
   it('runs dist/ only, with no build step before it', () => {
     expect(scripts.start).toBe('node dist/server.js');
@@ -89,7 +98,11 @@ describe('npm start', () => {
     try {
       // a production install: package.json and dist/ only, no compiler on the PATH
       writeFileSync(path.join(directory, 'package.json'), JSON.stringify({ name: 'x', version: '1.0.0', scripts }));
-      const production = spawnSync('sh', ['-c', scripts.prepare], { cwd: directory, env: { PATH: '/usr/bin:/bin' }, encoding: 'utf8' });
+      const production = spawnSync('sh', ['-c', scripts.prepare], {
+        cwd: directory,
+        env: { PATH: '/usr/bin:/bin' },
+        encoding: 'utf8',
+      });
       expect(production.status).toBe(0);
       expect(production.stdout + production.stderr).toBe('');
       // a clone: src/ present and tsc on the PATH, as npm puts node_modules/.bin there; npm run build is what it calls

@@ -36,7 +36,8 @@ function parseExposition(text: string): Sample[] {
     const match = /^([a-zA-Z_:][a-zA-Z0-9_:]*)(?:\{(.*)\})? (\S+)$/.exec(line);
     if (!match) throw new Error(`not a sample line: ${line}`);
     const labels: Record<string, string> = {};
-    for (const [, key, value] of (match[2] ?? '').matchAll(/([a-zA-Z_][a-zA-Z0-9_]*)="((?:[^"\\]|\\.)*)"/g)) labels[key] = value;
+    for (const [, key, value] of (match[2] ?? '').matchAll(/([a-zA-Z_][a-zA-Z0-9_]*)="((?:[^"\\]|\\.)*)"/g))
+      labels[key] = value;
     samples.push({ name: match[1], labels, value: Number(match[3]) });
   }
   return samples;
@@ -80,8 +81,16 @@ describe('GET /metrics after a few requests', () => {
     expect(requests({ method: 'GET', route: '/healthz', status: '200' })).toBe(1);
     expect(response.text).not.toContain(id);
     expect(response.text).not.toContain('wp-login');
-    expect(valueOf(samples, 'http_request_duration_seconds_count', { route: '/api/v1/users/current', status: '200' })).toBe(2);
-    expect(valueOf(samples, 'http_request_duration_seconds_bucket', { route: '/api/v1/users/current', status: '200', le: '+Inf' })).toBe(2);
+    expect(
+      valueOf(samples, 'http_request_duration_seconds_count', { route: '/api/v1/users/current', status: '200' }),
+    ).toBe(2);
+    expect(
+      valueOf(samples, 'http_request_duration_seconds_bucket', {
+        route: '/api/v1/users/current',
+        status: '200',
+        le: '+Inf',
+      }),
+    ).toBe(2);
     // the scrape itself is in flight while it is being answered
     expect(valueOf(samples, 'http_requests_in_flight')).toBe(1);
   });
@@ -105,7 +114,10 @@ describe('GET /metrics after a few requests', () => {
     await agent(app).post('/auth/refresh-token').expect(401);
     await agent(app).post('/auth/refresh-token').set('Cookie', 'refreshToken=x.y.z').expect(401);
     await agent(app).post('/auth/login').send({ email: user.user.email, password: 'not the password' }).expect(400);
-    await agent(app).post('/auth/login').send({ email: uniqueEmail('nobody'), password: 'whatever123' }).expect(404);
+    await agent(app)
+      .post('/auth/login')
+      .send({ email: uniqueEmail('nobody'), password: 'whatever123' })
+      .expect(404);
     // a malformed login is a validation error, not a failed attempt
     await agent(app).post('/auth/login').send({ email: 'not an email', password: 'x' }).expect(400);
 
@@ -118,7 +130,9 @@ describe('GET /metrics after a few requests', () => {
     expect(failures('refresh_token_invalid')).toBe(1);
     expect(failures('wrong_password')).toBe(1);
     expect(failures('unknown_email')).toBe(1);
-    expect(samples.filter((sample) => sample.name === 'auth_failures_total').reduce((sum, sample) => sum + sample.value, 0)).toBe(6);
+    expect(
+      samples.filter((sample) => sample.name === 'auth_failures_total').reduce((sum, sample) => sum + sample.value, 0),
+    ).toBe(6);
   });
 
   it('counts the bytes of stored banners and refused uploads by reason', async () => {
@@ -127,8 +141,14 @@ describe('GET /metrics after a few requests', () => {
     const banner = await makeImage('png', 120, 80);
     expect((await postBlog(app, admin, { banner })).status).toBe(201);
     expect((await postBlog(app, admin, { banner: Buffer.alloc(2 * 1024 * 1024 + 1, 1) })).status).toBe(413);
-    expect((await postBlog(app, admin, { banner: Buffer.from('not an image at all'), filename: 'x.png' })).status).toBe(400);
-    const withoutBanner = await agent(app).as(admin).post('/blogs/').field('title', 'No banner').field('content', '<p>x</p>');
+    expect((await postBlog(app, admin, { banner: Buffer.from('not an image at all'), filename: 'x.png' })).status).toBe(
+      400,
+    );
+    const withoutBanner = await agent(app)
+      .as(admin)
+      .post('/blogs/')
+      .field('title', 'No banner')
+      .field('content', '<p>x</p>');
     expect(withoutBanner.status).toBe(400);
 
     const { samples } = await scrape(app);
@@ -164,8 +184,12 @@ describe('GET /metrics after a few requests', () => {
 
       const { samples } = await scrape(app);
 
-      expect(valueOf(samples, 'mongodb_command_duration_seconds_count', { command: 'insert', outcome: 'succeeded' })).toBeGreaterThanOrEqual(2);
-      expect(valueOf(samples, 'mongodb_command_duration_seconds_count', { command: 'find', outcome: 'succeeded' })).toBeGreaterThanOrEqual(1);
+      expect(
+        valueOf(samples, 'mongodb_command_duration_seconds_count', { command: 'insert', outcome: 'succeeded' }),
+      ).toBeGreaterThanOrEqual(2);
+      expect(
+        valueOf(samples, 'mongodb_command_duration_seconds_count', { command: 'find', outcome: 'succeeded' }),
+      ).toBeGreaterThanOrEqual(1);
       expect(valueOf(samples, 'mongodb_pool_checkout_wait_seconds_count')).toBeGreaterThanOrEqual(3);
       expect(valueOf(samples, 'mongodb_pool_connections_checked_out')).toBe(0);
     } finally {
@@ -173,7 +197,7 @@ describe('GET /metrics after a few requests', () => {
     }
   });
 
-  it('reports whether the rate limit\'s Redis is connected, only where Redis is configured', async () => {
+  it("reports whether the rate limit's Redis is connected, only where Redis is configured", async () => {
     const metrics = createMetrics();
     const withoutRedis = createApp({ config: ctx.config, logger: ctx.logger, metrics });
     expect(valueOf((await scrape(withoutRedis)).samples, 'rate_limit_redis_up')).toBeUndefined();

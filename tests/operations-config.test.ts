@@ -18,10 +18,13 @@ describe('operations configuration', () => {
     expect(loadConfig({ ...base, REDIS_URL: '' }).config.redisUrl).toBeUndefined();
   });
 
-  it.each(['localhost:6379', 'http://redis:6379', 'redis://'])('stops start-up on REDIS_URL %s, naming the variable', (url) => {
-    expect(() => loadConfig({ ...base, REDIS_URL: url })).toThrow(ConfigError);
-    expect(() => loadConfig({ ...base, REDIS_URL: url })).toThrow('REDIS_URL');
-  });
+  it.each(['localhost:6379', 'http://redis:6379', 'redis://'])(
+    'stops start-up on REDIS_URL %s, naming the variable',
+    (url) => {
+      expect(() => loadConfig({ ...base, REDIS_URL: url })).toThrow(ConfigError);
+      expect(() => loadConfig({ ...base, REDIS_URL: url })).toThrow('REDIS_URL');
+    },
+  );
 
   it('reads SHUTDOWN_GRACE_MS and refuses values that are not a whole number of ms up to 10 minutes', () => {
     expect(loadConfig({ ...base, SHUTDOWN_GRACE_MS: '25000' }).config.shutdownGraceMs).toBe(25_000);
@@ -74,6 +77,8 @@ describe('failure-behaviour configuration', () => {
   });
 
   it('refuses a headers timeout longer than the request timeout', () => {
-    expect(() => loadConfig({ ...base, HTTP_HEADERS_TIMEOUT_MS: '70000', HTTP_REQUEST_TIMEOUT_MS: '60000' })).toThrow('HTTP_HEADERS_TIMEOUT_MS');
+    expect(() => loadConfig({ ...base, HTTP_HEADERS_TIMEOUT_MS: '70000', HTTP_REQUEST_TIMEOUT_MS: '60000' })).toThrow(
+      'HTTP_HEADERS_TIMEOUT_MS',
+    );
   });
 });

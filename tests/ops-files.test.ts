@@ -62,7 +62,10 @@ describe('docker-compose.yml', () => {
   });
 
   it('starts the api only once mongo and redis report healthy, and gives it longer to stop than its grace period', () => {
-    expect(api.depends_on).toEqual({ mongo: { condition: 'service_healthy' }, redis: { condition: 'service_healthy' } });
+    expect(api.depends_on).toEqual({
+      mongo: { condition: 'service_healthy' },
+      redis: { condition: 'service_healthy' },
+    });
     const stopSeconds = Number(/^(\d+)s$/.exec(api.stop_grace_period ?? '')?.[1]);
     expect(stopSeconds * 1000).toBeGreaterThan(loadConfig({}).config.shutdownGraceMs);
   });
@@ -131,7 +134,9 @@ describe('Dockerfile', () => {
   });
 
   it('compiles with the dev dependencies in the build stage', () => {
-    const runs = stages[0].instructions.filter((instruction) => instruction.keyword === 'RUN').map((instruction) => instruction.args);
+    const runs = stages[0].instructions
+      .filter((instruction) => instruction.keyword === 'RUN')
+      .map((instruction) => instruction.args);
     expect(runs.some((run) => /npm ci\b/.test(run) && !run.includes('--omit=dev'))).toBe(true);
     expect(runs).toContain('npm run build');
   });
@@ -146,7 +151,9 @@ describe('Dockerfile', () => {
     expect(users).toHaveLength(1);
     expect(users[0].args).not.toMatch(/^(root|0)(:|$)/);
     // USER comes after the installs, so that the running process cannot change the installed code.
-    expect(runtime.instructions.indexOf(users[0])).toBeGreaterThan(runtime.instructions.findIndex((i) => i.keyword === 'RUN'));
+    expect(runtime.instructions.indexOf(users[0])).toBeGreaterThan(
+      runtime.instructions.findIndex((i) => i.keyword === 'RUN'),
+    );
   });
 
   it('sets NODE_ENV=production and starts node directly, so SIGTERM reaches the server', () => {
@@ -154,7 +161,7 @@ describe('Dockerfile', () => {
     expect(inRuntime('CMD').at(-1)?.args).toBe('["node", "dist/server.js"]');
   });
 
-  it('health-checks /readyz with node\'s own fetch', () => {
+  it("health-checks /readyz with node's own fetch", () => {
     const healthcheck = inRuntime('HEALTHCHECK');
     expect(healthcheck).toHaveLength(1);
     expect(healthcheck[0].args).toMatch(/CMD \["node", "-e", ".*fetch\(.*\/readyz/);
@@ -162,15 +169,22 @@ describe('Dockerfile', () => {
   });
 
   it('bakes in no secrets: no ENV or ARG for JWT, Cloudinary, passwords or keys, and no .env copied', () => {
-    const declared = instructions.filter((instruction) => ['ENV', 'ARG'].includes(instruction.keyword)).map((instruction) => instruction.args);
+    const declared = instructions
+      .filter((instruction) => ['ENV', 'ARG'].includes(instruction.keyword))
+      .map((instruction) => instruction.args);
     for (const declaration of declared) expect(declaration).not.toMatch(/JWT_|CLOUDINARY_|SECRET|PASSWORD|TOKEN|_KEY/i);
-    const copied = instructions.filter((instruction) => ['COPY', 'ADD'].includes(instruction.keyword)).map((instruction) => instruction.args);
+    const copied = instructions
+      .filter((instruction) => ['COPY', 'ADD'].includes(instruction.keyword))
+      .map((instruction) => instruction.args);
     for (const copy of copied) expect(copy).not.toMatch(/\.env|^\. /);
   });
 });
 
 describe('.dockerignore', () => {
-  const ignored = read('.dockerignore').split('\n').map((line) => line.trim()).filter((line) => line && !line.startsWith('#'));
+  const ignored = read('.dockerignore')
+    .split('\n')
+    .map((line) => line.trim())
+    .filter((line) => line && !line.startsWith('#'));
 
   it.each(['node_modules', 'dist', '.data', 'uploads', '.env', 'artifacts', 'tools/mongo-standin/target', '.git'])(
     'keeps %s out of the build context',
@@ -190,7 +204,13 @@ describe('.env.example', () => {
 
   it('documents every variable that docker-compose.yml sets or the operations need', () => {
     const compose = parse(read('docker-compose.yml')) as ComposeFile;
-    for (const name of [...Object.keys(compose.services.api.environment ?? {}), 'REDIS_URL', 'SHUTDOWN_GRACE_MS', 'TRUST_PROXY', 'API_PORT']) {
+    for (const name of [
+      ...Object.keys(compose.services.api.environment ?? {}),
+      'REDIS_URL',
+      'SHUTDOWN_GRACE_MS',
+      'TRUST_PROXY',
+      'API_PORT',
+    ]) {
       expect(documented).toContain(name);
     }
   });

@@ -54,15 +54,23 @@ describe('rate limit with an unreachable Redis store', () => {
 
   it('still serves the routes behind the limiter (register, then the current user)', async () => {
     const app = createApp({ config: ctx.config, logger: ctx.logger, rateLimitStore: createRedisRateLimitStore(redis) });
-    const registered = await agent(app).post('/auth/register').send({ email: 'store-down@example.com', password: 'password123' });
-    const current = await agent(app).get('/users/current').set('Authorization', `Bearer ${registered.body.accessToken}`);
+    const registered = await agent(app)
+      .post('/auth/register')
+      .send({ email: 'store-down@example.com', password: 'password123' });
+    const current = await agent(app)
+      .get('/users/current')
+      .set('Authorization', `Bearer ${registered.body.accessToken}`);
 
     expect(registered.status).toBe(201);
     expect(current.status).toBe(200);
   });
 
   it('reports redis down in /readyz', async () => {
-    const app = createApp({ config: ctx.config, logger: ctx.logger, readinessChecks: { redis: () => pingRedis(redis) } });
+    const app = createApp({
+      config: ctx.config,
+      logger: ctx.logger,
+      readinessChecks: { redis: () => pingRedis(redis) },
+    });
     const response = await request(app).get('/readyz');
 
     expect(response.status).toBe(503);

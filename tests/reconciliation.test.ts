@@ -48,7 +48,10 @@ describe('reconcileCounters', () => {
       ]),
     );
     expect(report.fixes.filter((fix) => fix.blog === right._id)).toEqual([]);
-    const [fixed, untouched] = await Promise.all([BlogModel.findById(drifted._id).lean(), BlogModel.findById(right._id).lean()]);
+    const [fixed, untouched] = await Promise.all([
+      BlogModel.findById(drifted._id).lean(),
+      BlogModel.findById(right._id).lean(),
+    ]);
     expect([fixed!.likesCount, fixed!.commentsCount]).toEqual([1, 1]);
     expect([untouched!.likesCount, untouched!.commentsCount]).toEqual([1, 1]);
     expect(log.lines.join('\n')).toContain(`blog ${drifted._id} likesCount was 0, records say 1: fixed`);
@@ -128,7 +131,11 @@ describe('database watchdog', () => {
       unreachableMs: 1_000,
       logger: captureLog().logger,
       now: time.now,
-      probes: { ping: async () => answers.shift() ?? true, fresh: async () => true, reopen: async () => void (reopened += 1) },
+      probes: {
+        ping: async () => answers.shift() ?? true,
+        fresh: async () => true,
+        reopen: async () => void (reopened += 1),
+      },
     });
     time.advance(5_000);
     await watchdog.check();

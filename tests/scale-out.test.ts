@@ -57,7 +57,11 @@ describeWithRedis('two instances sharing MongoDB and Redis', () => {
 
   const get = (server: ServerProcess, path: string, headers: Record<string, string> = {}) =>
     fetch(`${server.baseUrl}${path}`, { headers });
-  const post = (server: ServerProcess, path: string, options: { body?: unknown; headers?: Record<string, string> } = {}) =>
+  const post = (
+    server: ServerProcess,
+    path: string,
+    options: { body?: unknown; headers?: Record<string, string> } = {},
+  ) =>
     fetch(`${server.baseUrl}${path}`, {
       method: 'POST',
       headers: { 'content-type': 'application/json', ...options.headers },
@@ -90,7 +94,9 @@ describeWithRedis('two instances sharing MongoDB and Redis', () => {
   });
 
   it('accepts on B the refresh cookie and access token issued by A', async () => {
-    const registered = await post(a, '/api/v1/auth/register', { body: { email: 'shared@example.com', password: 'password123' } });
+    const registered = await post(a, '/api/v1/auth/register', {
+      body: { email: 'shared@example.com', password: 'password123' },
+    });
     const { accessToken } = (await registered.json()) as { accessToken: string };
     const cookie = refreshCookieOf(registered);
 
@@ -105,12 +111,16 @@ describeWithRedis('two instances sharing MongoDB and Redis', () => {
   });
 
   it('sees on B a logout made on A: the refresh cookie and the access token stop working there', async () => {
-    const registered = await post(a, '/api/v1/auth/register', { body: { email: 'leaving@example.com', password: 'password123' } });
+    const registered = await post(a, '/api/v1/auth/register', {
+      body: { email: 'leaving@example.com', password: 'password123' },
+    });
     const { accessToken } = (await registered.json()) as { accessToken: string };
     const cookie = refreshCookieOf(registered);
     expect((await get(b, '/api/v1/users/current', { authorization: `Bearer ${accessToken}` })).status).toBe(200);
 
-    const loggedOut = await post(a, '/api/v1/auth/logout', { headers: { cookie, authorization: `Bearer ${accessToken}` } });
+    const loggedOut = await post(a, '/api/v1/auth/logout', {
+      headers: { cookie, authorization: `Bearer ${accessToken}` },
+    });
     const refreshOnB = await post(b, '/api/v1/auth/refresh-token', { headers: { cookie } });
     const currentOnB = await get(b, '/api/v1/users/current', { authorization: `Bearer ${accessToken}` });
 

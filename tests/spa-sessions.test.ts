@@ -21,13 +21,23 @@ beforeAll(async () => {
 afterAll(() => ctx.close());
 
 const SECRETS = { JWT_ACCESS_SECRET: 'a'.repeat(32), JWT_REFRESH_SECRET: 'b'.repeat(32) };
-const production = { NODE_ENV: 'production', MONGODB_URI: 'mongodb://db/blog', PUBLIC_URL: 'https://api.example.com', CLOUDINARY_URL: 'cloudinary://key:secret@demo', ...SECRETS };
+const production = {
+  NODE_ENV: 'production',
+  MONGODB_URI: 'mongodb://db/blog',
+  PUBLIC_URL: 'https://api.example.com',
+  CLOUDINARY_URL: 'cloudinary://key:secret@demo',
+  ...SECRETS,
+};
 
-const setCookieOf = (response: request.Response) => ([] as string[]).concat(response.headers['set-cookie'] ?? [])[0] ?? '';
+const setCookieOf = (response: request.Response) =>
+  ([] as string[]).concat(response.headers['set-cookie'] ?? [])[0] ?? '';
 
 describe('the refresh cookie across sites (COOKIE_SAMESITE, COOKIE_SECURE)', () => {
   it('stays SameSite=Strict, and Secure only in production, when nothing is set', () => {
-    expect(loadConfig({ NODE_ENV: 'development', ...SECRETS }).config.refreshCookie).toEqual({ sameSite: 'strict', secure: false });
+    expect(loadConfig({ NODE_ENV: 'development', ...SECRETS }).config.refreshCookie).toEqual({
+      sameSite: 'strict',
+      secure: false,
+    });
     expect(loadConfig(production).config.refreshCookie).toEqual({ sameSite: 'strict', secure: true });
   });
 
@@ -52,7 +62,9 @@ describe('the refresh cookie across sites (COOKIE_SAMESITE, COOKIE_SECURE)', () 
   });
 
   it('refuses SameSite=None without Secure at start-up, in one line naming the variable', () => {
-    expect(() => loadConfig({ NODE_ENV: 'development', ...SECRETS, COOKIE_SAMESITE: 'none' })).toThrow(/^COOKIE_SAMESITE: "none" needs a Secure cookie/);
+    expect(() => loadConfig({ NODE_ENV: 'development', ...SECRETS, COOKIE_SAMESITE: 'none' })).toThrow(
+      /^COOKIE_SAMESITE: "none" needs a Secure cookie/,
+    );
     expect(() => loadConfig({ ...production, COOKIE_SAMESITE: 'none', COOKIE_SECURE: 'false' })).toThrow(ConfigError);
     expect(() => loadConfig({ ...production, COOKIE_SAMESITE: 'none' })).not.toThrow();
     expect(() => loadConfig({ ...production, COOKIE_SAMESITE: 'loose' })).toThrow(/^COOKIE_SAMESITE: /);
@@ -65,7 +77,9 @@ describe('CORS_ORIGINS', () => {
   it('drops a trailing slash (as copied from the address bar) with a warning, and then lets that origin in with credentials', async () => {
     const { config, warnings } = corsOf('http://localhost:5173/, https://App.Example.com');
     expect(config.corsOrigins).toEqual(['http://localhost:5173', 'https://app.example.com']);
-    expect(warnings).toContain('CORS_ORIGINS: "http://localhost:5173/" read as "http://localhost:5173", the form browsers send in their Origin header');
+    expect(warnings).toContain(
+      'CORS_ORIGINS: "http://localhost:5173/" read as "http://localhost:5173", the form browsers send in their Origin header',
+    );
 
     const { app } = ctx.buildApp({ CORS_ORIGINS: 'http://localhost:5173/' });
     const response = await agent(app)
@@ -80,12 +94,18 @@ describe('CORS_ORIGINS', () => {
     expect(() => corsOf('*')).toThrow(/^CORS_ORIGINS: "\*" is not allowed: browsers refuse credentialed requests/);
   });
 
-  it.each(['localhost:5173', 'http://localhost:5173/app', 'ftp://files.example.com', 'http://localhost:5173?x=1', 'https://user@example.com', 'http://'])(
-    'stops start-up on %s, which is not an origin, naming the variable',
-    (value) => {
-      expect(() => corsOf(value)).toThrow(new RegExp(`^CORS_ORIGINS: ".*" is not an origin: write scheme://host\\[:port\\]`));
-    },
-  );
+  it.each([
+    'localhost:5173',
+    'http://localhost:5173/app',
+    'ftp://files.example.com',
+    'http://localhost:5173?x=1',
+    'https://user@example.com',
+    'http://',
+  ])('stops start-up on %s, which is not an origin, naming the variable', (value) => {
+    expect(() => corsOf(value)).toThrow(
+      new RegExp(`^CORS_ORIGINS: ".*" is not an origin: write scheme://host\\[:port\\]`),
+    );
+  });
 });
 
 describe('a rejected access token', () => {
@@ -109,8 +129,15 @@ describe('a rejected access token', () => {
   it('answers 401 "Access token is invalid", without "expired", for a forged, foreign or logged-out token', async () => {
     const user = await registerUser(ctx.app);
     const claims = jwt.decode(user.accessToken) as { sub: string; sid: string };
-    const forged = jwt.sign({ sid: claims.sid }, 'x'.repeat(32), { algorithm: 'HS256', subject: claims.sub, expiresIn: 60 });
-    const forgedAndExpired = jwt.sign({ sid: claims.sid, exp: Math.floor(Date.now() / 1000) - 10 }, 'x'.repeat(32), { algorithm: 'HS256', subject: claims.sub });
+    const forged = jwt.sign({ sid: claims.sid }, 'x'.repeat(32), {
+      algorithm: 'HS256',
+      subject: claims.sub,
+      expiresIn: 60,
+    });
+    const forgedAndExpired = jwt.sign({ sid: claims.sid, exp: Math.floor(Date.now() / 1000) - 10 }, 'x'.repeat(32), {
+      algorithm: 'HS256',
+      subject: claims.sub,
+    });
     await api.as(user).post('/auth/logout').set('Cookie', user.refreshCookie).expect(200);
 
     for (const token of [forged, forgedAndExpired, user.accessToken, 'a.b.c']) {
@@ -126,7 +153,9 @@ describe('a rejected access token', () => {
     expect(refreshed.status).toBe(200);
     const retried = await api.as(refreshed.body.accessToken).get('/users/current');
     expect(retried.status).toBe(200);
-    expect(refreshCookieOf(await api.post('/auth/login').send({ email: user.user.email, password: user.password }))).toMatch(/^refreshToken=/);
+    expect(
+      refreshCookieOf(await api.post('/auth/login').send({ email: user.user.email, password: user.password })),
+    ).toMatch(/^refreshToken=/);
   });
 });
 
@@ -151,20 +180,26 @@ describe('development JWT secrets kept in a file', () => {
 
   it('are never used in production or in tests', () => {
     const file = path.join(directory, 'dev-secrets.json');
-    expect(() => loadConfig({ ...production, JWT_ACCESS_SECRET: '' }, { developmentSecretsFile: file })).toThrow('JWT_ACCESS_SECRET is required when NODE_ENV=production');
+    expect(() => loadConfig({ ...production, JWT_ACCESS_SECRET: '' }, { developmentSecretsFile: file })).toThrow(
+      'JWT_ACCESS_SECRET is required when NODE_ENV=production',
+    );
     loadConfig({ NODE_ENV: 'test' }, { developmentSecretsFile: file });
     expect(() => statSync(file)).toThrow();
   });
 
   it('give way to secrets set in the environment', () => {
     const file = path.join(directory, 'dev-secrets.json');
-    expect(loadConfig({ NODE_ENV: 'development', ...SECRETS }, { developmentSecretsFile: file }).config.jwt.accessSecret).toBe(SECRETS.JWT_ACCESS_SECRET);
+    expect(
+      loadConfig({ NODE_ENV: 'development', ...SECRETS }, { developmentSecretsFile: file }).config.jwt.accessSecret,
+    ).toBe(SECRETS.JWT_ACCESS_SECRET);
   });
 
   it('stop start-up with one line when the file is damaged', () => {
     const file = path.join(directory, 'dev-secrets.json');
     writeFileSync(file, '{"accessSecret": "short"}');
-    expect(() => loadConfig({ NODE_ENV: 'development' }, { developmentSecretsFile: file })).toThrow(/^JWT secrets: .* is not a valid development secrets file; delete it/);
+    expect(() => loadConfig({ NODE_ENV: 'development' }, { developmentSecretsFile: file })).toThrow(
+      /^JWT secrets: .* is not a valid development secrets file; delete it/,
+    );
     expect(readFileSync(file, 'utf8')).toBe('{"accessSecret": "short"}');
   });
 });

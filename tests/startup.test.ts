@@ -14,11 +14,20 @@ import { databaseUri, sharedSecrets, startServerProcess, type ServerProcess } fr
 const PROJECT_ROOT = path.resolve(__dirname, '..');
 
 /** Runs src/server.ts to its end and returns what it wrote; for start-ups that must fail. */
-function runServerToExit(env: Record<string, string>): Promise<{ code: number | null; stdout: string; stderr: string }> {
+function runServerToExit(
+  env: Record<string, string>,
+): Promise<{ code: number | null; stdout: string; stderr: string }> {
   return new Promise((resolve, reject) => {
     const child = spawn(process.execPath, ['--require', 'tsx/cjs', path.join('src', 'server.ts')], {
       cwd: PROJECT_ROOT,
-      env: { PATH: process.env.PATH ?? '', DOTENV_CONFIG_PATH: '/dev/null', DOTENV_CONFIG_QUIET: 'true', NODE_ENV: 'test', BCRYPT_COST: '4', ...env },
+      env: {
+        PATH: process.env.PATH ?? '',
+        DOTENV_CONFIG_PATH: '/dev/null',
+        DOTENV_CONFIG_QUIET: 'true',
+        NODE_ENV: 'test',
+        BCRYPT_COST: '4',
+        ...env,
+      },
       stdio: ['ignore', 'pipe', 'pipe'],
     });
     let stdout = '';
@@ -55,10 +64,16 @@ describe('a start-up that cannot succeed', () => {
 
   it('says in one line that the port is busy, without a stack trace', async () => {
     const port = (occupied.address() as { port: number }).port;
-    const result = await runServerToExit({ PORT: String(port), MONGODB_URI: databaseUri(`startup_${process.pid}`), ...sharedSecrets() });
+    const result = await runServerToExit({
+      PORT: String(port),
+      MONGODB_URI: databaseUri(`startup_${process.pid}`),
+      ...sharedSecrets(),
+    });
 
     expect(result.code).toBe(1);
-    expect(lines(result.stderr)).toEqual([`Start-up failed: port ${port} is already in use (another instance running?): stop it or set PORT`]);
+    expect(lines(result.stderr)).toEqual([
+      `Start-up failed: port ${port} is already in use (another instance running?): stop it or set PORT`,
+    ]);
     expect(result.stdout + result.stderr).not.toMatch(/^\s+at /m);
   });
 
@@ -83,13 +98,15 @@ describe('a start-up that cannot succeed', () => {
     rmSync(dataDir, { recursive: true, force: true });
   });
 
-  it('fails with one line giving the stand-in\'s reason (a locked file) and what to do', async () => {
+  it("fails with one line giving the stand-in's reason (a locked file) and what to do", async () => {
     const log = () => undefined;
     first = await startStandIn({ persistent: true, dataDir, log });
 
     const second = startStandIn({ persistent: true, dataDir, log });
 
-    await expect(second).rejects.toThrow(/^the local database is in use by another process \(The file is locked: .*mongo-standin\.h2\): is another instance of the API running on it\? Stop it, or set MONGODB_URI$/);
+    await expect(second).rejects.toThrow(
+      /^the local database is in use by another process \(The file is locked: .*mongo-standin\.h2\): is another instance of the API running on it\? Stop it, or set MONGODB_URI$/,
+    );
     await expect(second).rejects.not.toThrow(/\n/);
   });
 });
@@ -115,7 +132,9 @@ describe('development without JWT secrets', () => {
 
     const second = await startServerProcess(env);
     servers.push(second);
-    const current = await fetch(`${second.baseUrl}/api/v1/users/current`, { headers: { authorization: `Bearer ${accessToken}` } });
+    const current = await fetch(`${second.baseUrl}/api/v1/users/current`, {
+      headers: { authorization: `Bearer ${accessToken}` },
+    });
 
     expect(current.status).toBe(200);
     expect(second.output.join('\n')).toContain('dev-secrets.json');

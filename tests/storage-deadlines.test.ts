@@ -87,7 +87,12 @@ describe('orphan banner sweep', () => {
     const storage = createBannerStorage(ctx.config.storage);
     const kept = await createBlog(ctx.app, admin, { title: 'Keeps its banner' });
     const keptKey = (await BlogModel.findById(kept._id))!.banner!.key;
-    const orphan = await storage.save({ data: await makeImage('png'), extension: 'png', mimeType: 'image/png', baseUrl: 'http://x' });
+    const orphan = await storage.save({
+      data: await makeImage('png'),
+      extension: 'png',
+      mimeType: 'image/png',
+      baseUrl: 'http://x',
+    });
     const log = captureLog();
 
     const young = await sweepOrphanBanners(storage, { minAgeMs: 60 * 60_000, logger: log.logger });

@@ -31,7 +31,11 @@ describe('TRUST_PROXY=1 (one reverse proxy in front)', () => {
     const { app } = ctx.buildApp({ ...LIMIT, TRUST_PROXY: '1' });
     const from = (ip: string) => agent(app).get('/').set('X-Forwarded-For', ip);
 
-    const statusesOfOne = [(await from('203.0.113.10')).status, (await from('203.0.113.10')).status, (await from('203.0.113.10')).status];
+    const statusesOfOne = [
+      (await from('203.0.113.10')).status,
+      (await from('203.0.113.10')).status,
+      (await from('203.0.113.10')).status,
+    ];
     const other = await from('203.0.113.20');
 
     expect(statusesOfOne).toEqual([200, 200, 429]);

@@ -57,7 +57,9 @@ function fetchWithCookieJar(jar: Map<string, string>, calls: string[]) {
     for (const setCookie of response.headers.getSetCookie()) {
       const [pair, ...attributes] = setCookie.split(';');
       const [name, value] = [pair.slice(0, pair.indexOf('=')), pair.slice(pair.indexOf('=') + 1)];
-      const expired = attributes.some((attribute) => /^\s*expires=/i.test(attribute) && Date.parse(attribute.split('=')[1]) < Date.now());
+      const expired = attributes.some(
+        (attribute) => /^\s*expires=/i.test(attribute) && Date.parse(attribute.split('=')[1]) < Date.now(),
+      );
       if (expired || value === '') jar.delete(name);
       else jar.set(name, value);
     }
@@ -114,7 +116,11 @@ describe('typed client against the real app', () => {
     const current = await api.GET('/users/current');
     expect(current.response.status).toBe(200);
     expect(current.data?.user.email).toBe(email);
-    expect(calls).toEqual(['GET /api/v1/users/current 401', 'POST /api/v1/auth/refresh-token 200', 'GET /api/v1/users/current 200']);
+    expect(calls).toEqual([
+      'GET /api/v1/users/current 401',
+      'POST /api/v1/auth/refresh-token 200',
+      'GET /api/v1/users/current 200',
+    ]);
     expect(api.accessToken).toEqual(expect.any(String));
 
     const loggedOut = await api.POST('/auth/logout');
@@ -140,7 +146,9 @@ describe('typed client against the real app', () => {
     const answers = await Promise.all([api.GET('/users/current'), api.GET('/blogs/'), api.GET('/users/current')]);
 
     expect(answers.map((answer) => answer.response.status)).toEqual([200, 200, 200]);
-    expect(calls.filter((call) => call.startsWith('POST /api/v1/auth/refresh-token'))).toEqual(['POST /api/v1/auth/refresh-token 200']);
+    expect(calls.filter((call) => call.startsWith('POST /api/v1/auth/refresh-token'))).toEqual([
+      'POST /api/v1/auth/refresh-token 200',
+    ]);
   });
 
   it('sends a multipart body with a file: an admin posts a blog with its banner', async () => {
@@ -149,7 +157,12 @@ describe('typed client against the real app', () => {
     const banner = new Blob([await makeImage('png')], { type: 'image/png' });
 
     const created = await api.POST('/blogs/', {
-      body: { title: `Posted by the typed client ${process.pid}`, content: '<p>Hello</p>', status: 'draft', banner_image: banner },
+      body: {
+        title: `Posted by the typed client ${process.pid}`,
+        content: '<p>Hello</p>',
+        status: 'draft',
+        banner_image: banner,
+      },
       bodySerializer: formDataBody,
     });
 

@@ -30,7 +30,7 @@ const unknownField = (path: string, _sent: string) => ({
 });
 
 describe('PUT /users/current', () => {
-  it('refuses firstName (the response\'s name for first_name) with 400 and changes nothing', async () => {
+  it("refuses firstName (the response's name for first_name) with 400 and changes nothing", async () => {
     const response = await api.as(user).put('/users/current').send({ firstName: 'Ada', last_name: 'Lovelace' });
 
     expect(response.status).toBe(400);
@@ -40,7 +40,8 @@ describe('PUT /users/current', () => {
   });
 
   it('refuses the read-only role and every other unknown field, each under its own name, before checking the known ones', async () => {
-    const response = await api.as(user)
+    const response = await api
+      .as(user)
       .put('/users/current')
       .send({ role: 'admin', socialLinks: { x: 'https://x.com/ada' }, username: 'bad name!' });
 
@@ -52,12 +53,17 @@ describe('PUT /users/current', () => {
   });
 
   it('still accepts every documented field', async () => {
-    const response = await api.as(user)
+    const response = await api
+      .as(user)
       .put('/users/current')
       .send({ first_name: 'Ada', last_name: 'Lovelace', website: 'https://ada.example.com', x: '' });
 
     expect(response.status).toBe(200);
-    expect(response.body.user).toMatchObject({ firstName: 'Ada', lastName: 'Lovelace', socialLinks: { website: 'https://ada.example.com' } });
+    expect(response.body.user).toMatchObject({
+      firstName: 'Ada',
+      lastName: 'Lovelace',
+      socialLinks: { website: 'https://ada.example.com' },
+    });
   });
 });
 
@@ -72,7 +78,7 @@ describe('POST /auth/register and /auth/login', () => {
     expect(response.body.errors).toEqual({ remember: unknownField('remember', 'true') });
   });
 
-  it('never echo an unknown field\'s value: it may be a misnamed secret', async () => {
+  it("never echo an unknown field's value: it may be a misnamed secret", async () => {
     const response = await api
       .post('/auth/register')
       .send({ email: uniqueEmail(), password: 'password123', refreshToken: 'secret.token.value' });
@@ -104,7 +110,8 @@ describe('bodies that take no fields, and comments', () => {
 
 describe('the blog forms (multipart)', () => {
   it('refuse an unknown text field on create and on update, naming it', async () => {
-    const created = await api.as(admin)
+    const created = await api
+      .as(admin)
       .post('/blogs/')
       .field('title', 'With a typo')
       .field('content', '<p>Hi</p>')
@@ -135,7 +142,8 @@ describe('the OpenAPI document', () => {
 
 describe('odd field names', () => {
   it('are refused with 400 like any other unknown field, never a 500', async () => {
-    const response = await api.as(user)
+    const response = await api
+      .as(user)
       .put('/users/current')
       .set('Content-Type', 'application/json')
       .send('{"a.b": 1, "c[0]": 2, "__proto__": {"x": 1}, "": 3, "constructor": 4, "*": 5}');

@@ -38,18 +38,16 @@ describe('GET /users/current', () => {
 describe('PUT /users/current', () => {
   it('maps first_name, last_name and flat social links onto firstName, lastName and socialLinks', async () => {
     const signedIn = await registerUser(ctx.app);
-    const response = await api.as(signedIn)
-      .put('/users/current')
-      .send({
-        first_name: 'Ada',
-        last_name: 'Lovelace',
-        website: 'https://ada.example.com',
-        x: 'https://x.com/ada',
-        youtube: 'https://youtube.com/@ada',
-        linkedin: 'https://linkedin.com/in/ada',
-        facebook: 'https://facebook.com/ada',
-        instagram: 'https://instagram.com/ada',
-      });
+    const response = await api.as(signedIn).put('/users/current').send({
+      first_name: 'Ada',
+      last_name: 'Lovelace',
+      website: 'https://ada.example.com',
+      x: 'https://x.com/ada',
+      youtube: 'https://youtube.com/@ada',
+      linkedin: 'https://linkedin.com/in/ada',
+      facebook: 'https://facebook.com/ada',
+      instagram: 'https://instagram.com/ada',
+    });
 
     expect(response.status).toBe(200);
     expect(response.body.user).toMatchObject({
@@ -83,7 +81,8 @@ describe('PUT /users/current', () => {
 
   it('changes username and email, lower-casing the email', async () => {
     const signedIn = await registerUser(ctx.app);
-    const response = await api.as(signedIn)
+    const response = await api
+      .as(signedIn)
       .put('/users/current')
       .send({ username: 'New_Name-1', email: 'Renamed.User@Example.com' });
 
@@ -117,7 +116,10 @@ describe('PUT /users/current', () => {
   it("a password change ends the user's other sessions and keeps the current one", async () => {
     const first = await registerUser(ctx.app);
     const otherLogin = await api.post('/auth/login').send({ email: first.user.email, password: first.password });
-    const other = { accessToken: otherLogin.body.accessToken, cookie: otherLogin.headers['set-cookie'][0].split(';')[0] };
+    const other = {
+      accessToken: otherLogin.body.accessToken,
+      cookie: otherLogin.headers['set-cookie'][0].split(';')[0],
+    };
 
     await api.as(first).put('/users/current').send({ password: 'changed-password' }).expect(200);
 
@@ -165,7 +167,10 @@ describe('PUT /users/current', () => {
       ['youtube', 'youtube'],
     ])('refuses %s = %p with 400 ValidationError on that field', async (field, value) => {
       const signedIn = await registerUser(ctx.app);
-      const response = await api.as(signedIn).put('/users/current').send({ [field]: value });
+      const response = await api
+        .as(signedIn)
+        .put('/users/current')
+        .send({ [field]: value });
 
       expect(response.status).toBe(400);
       expect(response.body.code).toBe('ValidationError');
@@ -182,7 +187,8 @@ describe('PUT /users/current', () => {
       const signedIn = await registerUser(ctx.app);
       const link = `https://example.com/${'p'.repeat(80)}`;
       expect(link).toHaveLength(100);
-      const response = await api.as(signedIn)
+      const response = await api
+        .as(signedIn)
         .put('/users/current')
         .send({ first_name: 'f'.repeat(20), last_name: 'l'.repeat(20), website: link });
       expect(response.status).toBe(200);
@@ -233,7 +239,9 @@ describe('GET /users/ (admin)', () => {
 
     expect(page.status).toBe(200);
     expect(page.body).toMatchObject({ limit: 2, offset: 1, total: all.body.total });
-    expect(page.body.users.map((u: { _id: string }) => u._id)).toEqual(all.body.users.slice(1, 3).map((u: { _id: string }) => u._id));
+    expect(page.body.users.map((u: { _id: string }) => u._id)).toEqual(
+      all.body.users.slice(1, 3).map((u: { _id: string }) => u._id),
+    );
   });
 
   it('answers an empty page past the end', async () => {

@@ -21,7 +21,8 @@ function compareAnswers(ours, floor, options = {}) {
     const oursViews = JSON.parse(ours.text).blog?.viewsCount;
     const floorBody = JSON.parse(floor.text);
     const floorViews = floorBody.blog?.viewsCount;
-    if (floorViews !== oursViews + 1) problems.push(`viewsCount: ours ${oursViews}, floor ${floorViews} (expected ${oursViews + 1})`);
+    if (floorViews !== oursViews + 1)
+      problems.push(`viewsCount: ours ${oursViews}, floor ${floorViews} (expected ${oursViews + 1})`);
     floorText = floor.text.replace(`"viewsCount":${floorViews},`, `"viewsCount":${oursViews},`);
   }
   if (ours.text !== floorText) problems.push(`body differs ${firstDifference(ours.text, floorText)}`);

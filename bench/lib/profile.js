@@ -42,7 +42,11 @@ function summarizeProfile(profile, { top = 15, skipFirstMs = 0 } = {}) {
     functions.set(where, (functions.get(where) ?? 0) + time);
     packages.set(file, (packages.get(file) ?? 0) + time);
   }
-  const ranked = (map) => [...map].sort((a, b) => b[1] - a[1]).slice(0, top).map(([where, time]) => ({ where, percent: (100 * time) / total }));
+  const ranked = (map) =>
+    [...map]
+      .sort((a, b) => b[1] - a[1])
+      .slice(0, top)
+      .map(([where, time]) => ({ where, percent: (100 * time) / total }));
   return { functions: ranked(functions), packages: ranked(packages) };
 }
 

@@ -6,13 +6,32 @@
  */
 'use strict';
 
-const fixed = (value, digits = 0) => (value === undefined || value === null || Number.isNaN(value) ? '–' : Number(value).toFixed(digits));
+const fixed = (value, digits = 0) =>
+  value === undefined || value === null || Number.isNaN(value) ? '–' : Number(value).toFixed(digits);
 const kib = (bytes) => (bytes === undefined ? '–' : `${(bytes / 1024).toFixed(1)}K`);
 const mib = (kb) => (kb === undefined ? '–' : `${(kb / 1024).toFixed(0)}M`);
 
 /** One line per scenario; the floor's columns are empty for scenarios it does not serve (writes, login). */
 function formatTable(rows) {
-  const header = ['scenario', 'req/s ours', 'floor', 'ratio', 'p50 ours', 'floor', 'p99 ours', 'floor', 'p99 ratio', 'CPU ms/req ours', 'floor', 'body', 'gzip', 'headers', 'RSS ours', 'floor', 'non-2xx'];
+  const header = [
+    'scenario',
+    'req/s ours',
+    'floor',
+    'ratio',
+    'p50 ours',
+    'floor',
+    'p99 ours',
+    'floor',
+    'p99 ratio',
+    'CPU ms/req ours',
+    'floor',
+    'body',
+    'gzip',
+    'headers',
+    'RSS ours',
+    'floor',
+    'non-2xx',
+  ];
   const lines = rows.map((row) => [
     row.name,
     fixed(row.ours.rps),
@@ -33,11 +52,15 @@ function formatTable(rows) {
     String(row.ours.non2xx + (row.floor?.non2xx ?? 0)),
   ]);
   const widths = header.map((title, column) => Math.max(title.length, ...lines.map((line) => line[column].length)));
-  const format = (cells) => cells.map((cell, column) => (column === 0 ? cell.padEnd(widths[column]) : cell.padStart(widths[column]))).join('  ');
+  const format = (cells) =>
+    cells
+      .map((cell, column) => (column === 0 ? cell.padEnd(widths[column]) : cell.padStart(widths[column])))
+      .join('  ');
   return [format(header), ...lines.map(format)].join('\n');
 }
 
-const escapeXml = (text) => String(text).replace(/[<>&"]/g, (c) => ({ '<': '&lt;', '>': '&gt;', '&': '&amp;', '"': '&quot;' })[c] ?? c);
+const escapeXml = (text) =>
+  String(text).replace(/[<>&"]/g, (c) => ({ '<': '&lt;', '>': '&gt;', '&': '&amp;', '"': '&quot;' })[c] ?? c);
 
 /**
  * Bars of req/s, ours (dark) above the floor (light), one group per scenario the floor also serves.
@@ -75,7 +98,10 @@ function renderChart(rows, { title, subtitle }) {
       `<text x="${width - 8}" y="${y + barHeight + 4}" text-anchor="end" font-weight="bold" fill="${ratio >= 0.8 ? '#1a7f37' : '#b42318'}">${fixed(ratio, 2)}×</text>`,
     );
   });
-  parts.push(`<text x="12" y="${height - 12}" fill="#555">bars scaled per scenario · ratio = ours/floor throughput in the same run, green when ≥ 0.8× (the target)</text>`, '</svg>');
+  parts.push(
+    `<text x="12" y="${height - 12}" fill="#555">bars scaled per scenario · ratio = ours/floor throughput in the same run, green when ≥ 0.8× (the target)</text>`,
+    '</svg>',
+  );
   return `${parts.join('\n')}\n`;
 }
 

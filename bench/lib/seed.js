@@ -14,9 +14,11 @@ const BATCH = 1000;
 /** Index of the regular user the read scenarios sign in as; it likes about a third of the blogs. */
 const READER = ADMINS;
 
-const WORDS = ('lorem ipsum dolor sit amet consectetur adipiscing elit sed do eiusmod tempor incididunt ut labore et dolore magna ' +
+const WORDS = (
+  'lorem ipsum dolor sit amet consectetur adipiscing elit sed do eiusmod tempor incididunt ut labore et dolore magna ' +
   'aliqua enim ad minim veniam quis nostrud exercitation ullamco laboris nisi aliquip ex ea commodo consequat duis aute irure ' +
-  'in reprehenderit voluptate velit esse cillum fugiat nulla pariatur excepteur sint occaecat cupidatat non proident').split(' ');
+  'in reprehenderit voluptate velit esse cillum fugiat nulla pariatur excepteur sint occaecat cupidatat non proident'
+).split(' ');
 
 function prng(seed) {
   let state = seed >>> 0;
@@ -43,8 +45,10 @@ function blogContent(random) {
   let html = `<h2>${sentence(random, 5)}</h2>`;
   while (html.length < target) {
     const kind = random();
-    if (kind < 0.7) html += `<p>${sentence(random, 20)} <strong>${sentence(random, 3)}</strong> ${sentence(random, 25)}.</p>`;
-    else if (kind < 0.85) html += `<p>${sentence(random, 10)} <a href="https://example.com/${Math.floor(random() * 1e6)}">${sentence(random, 2)}</a>.</p>`;
+    if (kind < 0.7)
+      html += `<p>${sentence(random, 20)} <strong>${sentence(random, 3)}</strong> ${sentence(random, 25)}.</p>`;
+    else if (kind < 0.85)
+      html += `<p>${sentence(random, 10)} <a href="https://example.com/${Math.floor(random() * 1e6)}">${sentence(random, 2)}</a>.</p>`;
     else html += `<ul><li>${sentence(random, 6)}</li><li>${sentence(random, 6)}</li></ul>`;
   }
   return html;
@@ -99,14 +103,27 @@ async function seedBlogs(db, userIds, from, to) {
       for (const user of likers) likes.push({ _id: new ObjectId(), blog: _id, user: userIds[user], createdAt, __v: 0 });
       const commentCount = Math.floor(random() * 5);
       for (let i = 0; i < commentCount; i++) {
-        comments.push({ _id: new ObjectId(), blog: _id, author: userIds[Math.floor(random() * USERS)], content: sentence(random, 15), createdAt, updatedAt: createdAt, __v: 0 });
+        comments.push({
+          _id: new ObjectId(),
+          blog: _id,
+          author: userIds[Math.floor(random() * USERS)],
+          content: sentence(random, 15),
+          createdAt,
+          updatedAt: createdAt,
+          __v: 0,
+        });
       }
       blogs.push({
         _id,
         title: `Bench post ${n}: ${sentence(random, 4)}`,
         slug,
         content: blogContent(random),
-        banner: { url: `http://localhost:3000/uploads/banners/${_id}.png`, width: 1200, height: 630, key: `${_id}.png` },
+        banner: {
+          url: `http://localhost:3000/uploads/banners/${_id}.png`,
+          width: 1200,
+          height: 630,
+          key: `${_id}.png`,
+        },
         author: userIds[Math.floor(random() * ADMINS)],
         viewsCount: Math.floor(random() * 1000),
         likesCount: likers.size,

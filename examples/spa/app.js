@@ -22,7 +22,13 @@ function show(state, text, error) {
   $('#status').dataset.state = state;
   $('#status').textContent = text;
   // The API's error bodies: {code, message}, {code: 'ValidationError', errors: {field: {msg}}}, 429's {error}.
-  const detail = error && (error.message ?? error.error ?? Object.values(error.errors ?? {}).map((field) => field.msg).join('; '));
+  const detail =
+    error &&
+    (error.message ??
+      error.error ??
+      Object.values(error.errors ?? {})
+        .map((field) => field.msg)
+        .join('; '));
   $('#error').textContent = error ? `${error.code ?? 'Error'}: ${detail}` : '';
 }
 

@@ -51,7 +51,9 @@ async function startSpaServer({ apiBaseUrl, port = 0, host = 'localhost' }) {
     } else if (!file) {
       res.writeHead(404, { 'Content-Type': 'text/plain; charset=utf-8' }).end('Not found\n');
     } else {
-      res.writeHead(200, { 'Content-Type': file[0], 'Cache-Control': 'no-store' }).end(req.method === 'HEAD' ? undefined : file[1]);
+      res
+        .writeHead(200, { 'Content-Type': file[0], 'Cache-Control': 'no-store' })
+        .end(req.method === 'HEAD' ? undefined : file[1]);
     }
   });
   await new Promise((resolve, reject) => server.once('error', reject).listen(port, host, resolve));

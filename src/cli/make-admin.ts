@@ -19,7 +19,10 @@ const USAGE = 'usage: npm run make-admin -- <email of an existing account>';
 
 export async function makeAdmin(email: string): Promise<string> {
   const user = await UserModel.findOne({ email: email.trim().toLowerCase() });
-  if (!user) throw new Error(`no account with the email ${email}: register it first (POST /api/v1/auth/register), then run this again`);
+  if (!user)
+    throw new Error(
+      `no account with the email ${email}: register it first (POST /api/v1/auth/register), then run this again`,
+    );
   if (user.role === 'admin') return `${user.email} is already an admin`;
   await UserModel.updateOne({ _id: user._id }, { $set: { role: 'admin' } });
   return `${user.email} (${user.username}) is now an admin`;
@@ -48,7 +51,9 @@ main(process.argv.slice(2)).then(
   () => process.exit(0),
   (error: unknown) => {
     const message = error instanceof Error ? error.message : String(error);
-    process.stderr.write(`make-admin: ${error instanceof ConfigError ? 'configuration error: ' : ''}${message.split('\n')[0]}\n`);
+    process.stderr.write(
+      `make-admin: ${error instanceof ConfigError ? 'configuration error: ' : ''}${message.split('\n')[0]}\n`,
+    );
     process.exit(1);
   },
 );

@@ -20,7 +20,8 @@ export function parseCorsOrigins(values: readonly string[]): { origins: string[]
         `CORS_ORIGINS: "${value}" is not an origin: write scheme://host[:port] with no path, e.g. http://localhost:5173`,
       );
     }
-    if (origin !== value) warnings.push(`CORS_ORIGINS: "${value}" read as "${origin}", the form browsers send in their Origin header`);
+    if (origin !== value)
+      warnings.push(`CORS_ORIGINS: "${value}" read as "${origin}", the form browsers send in their Origin header`);
     if (!origins.includes(origin)) origins.push(origin);
   }
   return { origins, warnings };

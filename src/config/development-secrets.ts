@@ -29,7 +29,9 @@ export function loadDevelopmentSecrets(file: string): DevelopmentSecrets {
   } catch (error) {
     const raced = (error as NodeJS.ErrnoException).code === 'EEXIST' && readSecrets(file);
     if (raced) return raced;
-    throw new ConfigError(`JWT secrets: cannot keep development secrets in ${file} (${(error as Error).message}); set JWT_ACCESS_SECRET and JWT_REFRESH_SECRET`);
+    throw new ConfigError(
+      `JWT secrets: cannot keep development secrets in ${file} (${(error as Error).message}); set JWT_ACCESS_SECRET and JWT_REFRESH_SECRET`,
+    );
   }
 }
 
@@ -42,7 +44,11 @@ function readSecrets(file: string): DevelopmentSecrets | undefined {
   }
   try {
     const parsed = JSON.parse(text) as Record<string, unknown>;
-    if (isSecret(parsed.accessSecret) && isSecret(parsed.refreshSecret) && parsed.accessSecret !== parsed.refreshSecret) {
+    if (
+      isSecret(parsed.accessSecret) &&
+      isSecret(parsed.refreshSecret) &&
+      parsed.accessSecret !== parsed.refreshSecret
+    ) {
       return { accessSecret: parsed.accessSecret, refreshSecret: parsed.refreshSecret };
     }
   } catch {

@@ -15,10 +15,12 @@ export { API_BASE_PATH, API_VERSION } from './api';
 const emptyToUndefined = (value: unknown) => (value === '' ? undefined : value);
 const optionalString = z.preprocess(emptyToUndefined, z.string().optional());
 const boolean = (fallback: boolean) =>
-  z.preprocess(emptyToUndefined, z.enum(['true', 'false', '1', '0', 'yes', 'no', 'on', 'off']).optional())
+  z
+    .preprocess(emptyToUndefined, z.enum(['true', 'false', '1', '0', 'yes', 'no', 'on', 'off']).optional())
     .transform((value) => (value === undefined ? fallback : ['true', '1', 'yes', 'on'].includes(value)));
 const integer = (fallback: number, min: number, max = Number.MAX_SAFE_INTEGER) =>
-  z.preprocess(emptyToUndefined, z.coerce.number().int().min(min).max(max).optional())
+  z
+    .preprocess(emptyToUndefined, z.coerce.number().int().min(min).max(max).optional())
     .transform((value) => value ?? fallback);
 const duration = (fallback: string) =>
   z.preprocess(emptyToUndefined, z.string().optional()).transform((value, ctx) => {
@@ -30,7 +32,10 @@ const duration = (fallback: string) =>
     return seconds;
   });
 const list = z.preprocess(emptyToUndefined, z.string().optional()).transform((value) =>
-  (value ?? '').split(',').map((item) => item.trim()).filter(Boolean),
+  (value ?? '')
+    .split(',')
+    .map((item) => item.trim())
+    .filter(Boolean),
 );
 
 /** Longest blog content accepted by default, in characters (the contract documents this bound). */
@@ -59,7 +64,10 @@ const environmentSchema = z.object({
     (value) => (typeof value === 'string' ? emptyToUndefined(value.toLowerCase()) : value),
     z.enum(['strict', 'lax', 'none']).default('strict'),
   ),
-  COOKIE_SECURE: z.preprocess(emptyToUndefined, z.enum(['true', 'false', '1', '0', 'yes', 'no', 'on', 'off']).optional()),
+  COOKIE_SECURE: z.preprocess(
+    emptyToUndefined,
+    z.enum(['true', 'false', '1', '0', 'yes', 'no', 'on', 'off']).optional(),
+  ),
   // Anonymous reading of published blogs and their comments (an operator option; the interface requires a token).
   PUBLIC_READS: boolean(false),
   TRUST_PROXY: optionalString,
@@ -69,7 +77,13 @@ const environmentSchema = z.object({
   UPLOADS_DIR: z.preprocess(emptyToUndefined, z.string().default('uploads')),
   CLOUDINARY_URL: z.preprocess(
     emptyToUndefined,
-    z.string().regex(/^cloudinary:\/\/[^:@/\s]+:[^:@/\s]+@[^:@/\s]+$/, 'must look like cloudinary://<api_key>:<api_secret>@<cloud_name>').optional(),
+    z
+      .string()
+      .regex(
+        /^cloudinary:\/\/[^:@/\s]+:[^:@/\s]+@[^:@/\s]+$/,
+        'must look like cloudinary://<api_key>:<api_secret>@<cloud_name>',
+      )
+      .optional(),
   ),
   CLOUDINARY_CLOUD_NAME: optionalString,
   CLOUDINARY_API_KEY: optionalString,
@@ -80,7 +94,10 @@ const environmentSchema = z.object({
   // Operations: several instances behind one limit, and graceful shutdown.
   REDIS_URL: z.preprocess(
     emptyToUndefined,
-    z.string().regex(/^rediss?:\/\/\S+$/, 'must be a redis:// or rediss:// URL').optional(),
+    z
+      .string()
+      .regex(/^rediss?:\/\/\S+$/, 'must be a redis:// or rediss:// URL')
+      .optional(),
   ),
   SHUTDOWN_GRACE_MS: integer(10_000, 0, 10 * 60_000),
 
@@ -207,7 +224,10 @@ function parseTrustProxy(value: string | undefined): TrustProxy {
   if (value === undefined || ['false', 'off', '0', 'no'].includes(value.toLowerCase())) return false;
   if (['true', 'on', 'yes'].includes(value.toLowerCase())) return true;
   if (/^\d+$/.test(value)) return Number(value);
-  return value.split(',').map((item) => item.trim()).filter(Boolean);
+  return value
+    .split(',')
+    .map((item) => item.trim())
+    .filter(Boolean);
 }
 
 const MIN_SECRET_LENGTH = 32;
@@ -221,7 +241,8 @@ function resolveSecret(
   kept?: { secret: string; file: string },
 ): string {
   if (value !== undefined) {
-    if (value.length < MIN_SECRET_LENGTH) throw new ConfigError(`${name} must be at least ${MIN_SECRET_LENGTH} characters long`);
+    if (value.length < MIN_SECRET_LENGTH)
+      throw new ConfigError(`${name} must be at least ${MIN_SECRET_LENGTH} characters long`);
     return value;
   }
   if (isProduction) throw new ConfigError(`${name} is required when NODE_ENV=production`);
@@ -247,17 +268,37 @@ function resolveCloudinary(env: z.infer<typeof environmentSchema>): CloudinaryCo
   const shared = { folder: env.CLOUDINARY_FOLDER, uploadPrefix: env.CLOUDINARY_UPLOAD_PREFIX?.replace(/\/+$/, '') };
   if (env.CLOUDINARY_URL) {
     const url = new URL(env.CLOUDINARY_URL);
-    return { cloudName: url.hostname, apiKey: decodeURIComponent(url.username), apiSecret: decodeURIComponent(url.password), ...shared };
+    return {
+      cloudName: url.hostname,
+      apiKey: decodeURIComponent(url.username),
+      apiSecret: decodeURIComponent(url.password),
+      ...shared,
+    };
   }
-  const parts = { CLOUDINARY_CLOUD_NAME: env.CLOUDINARY_CLOUD_NAME, CLOUDINARY_API_KEY: env.CLOUDINARY_API_KEY, CLOUDINARY_API_SECRET: env.CLOUDINARY_API_SECRET };
-  const missing = Object.entries(parts).filter(([, value]) => !value).map(([name]) => name);
+  const parts = {
+    CLOUDINARY_CLOUD_NAME: env.CLOUDINARY_CLOUD_NAME,
+    CLOUDINARY_API_KEY: env.CLOUDINARY_API_KEY,
+    CLOUDINARY_API_SECRET: env.CLOUDINARY_API_SECRET,
+  };
+  const missing = Object.entries(parts)
+    .filter(([, value]) => !value)
+    .map(([name]) => name);
   if (missing.length === 3) return undefined;
-  if (missing.length > 0) throw new ConfigError(`${missing.join(', ')}: required when any CLOUDINARY_* credential is set`);
-  return { cloudName: parts.CLOUDINARY_CLOUD_NAME!, apiKey: parts.CLOUDINARY_API_KEY!, apiSecret: parts.CLOUDINARY_API_SECRET!, ...shared };
+  if (missing.length > 0)
+    throw new ConfigError(`${missing.join(', ')}: required when any CLOUDINARY_* credential is set`);
+  return {
+    cloudName: parts.CLOUDINARY_CLOUD_NAME!,
+    apiKey: parts.CLOUDINARY_API_KEY!,
+    apiSecret: parts.CLOUDINARY_API_SECRET!,
+    ...shared,
+  };
 }
 
 /** Reads and validates the environment. Throws ConfigError with one line naming the variable. */
-export function loadConfig(environment: NodeJS.ProcessEnv = process.env, options: LoadConfigOptions = {}): LoadedConfig {
+export function loadConfig(
+  environment: NodeJS.ProcessEnv = process.env,
+  options: LoadConfigOptions = {},
+): LoadedConfig {
   const parsed = environmentSchema.safeParse(environment);
   if (!parsed.success) {
     const issue = parsed.error.issues[0];
@@ -269,23 +310,40 @@ export function loadConfig(environment: NodeJS.ProcessEnv = process.env, options
 
   // Costs below 10 are fast enough to guess offline; only the test suite may ask for them.
   if (env.BCRYPT_COST < MIN_BCRYPT_COST && env.NODE_ENV !== 'test') {
-    throw new ConfigError(`BCRYPT_COST: must be at least ${MIN_BCRYPT_COST} (lower costs are allowed only when NODE_ENV=test)`);
+    throw new ConfigError(
+      `BCRYPT_COST: must be at least ${MIN_BCRYPT_COST} (lower costs are allowed only when NODE_ENV=test)`,
+    );
   }
   if (isProduction && !env.MONGODB_URI) throw new ConfigError('MONGODB_URI is required when NODE_ENV=production');
   // Links built from the Host header would point readers wherever a client said (a stored banner URL included).
   if (isProduction && !env.PUBLIC_URL) throw new ConfigError('PUBLIC_URL is required when NODE_ENV=production');
   const keptSecrets =
-    env.NODE_ENV === 'development' && options.developmentSecretsFile && (!env.JWT_ACCESS_SECRET || !env.JWT_REFRESH_SECRET)
+    env.NODE_ENV === 'development' &&
+    options.developmentSecretsFile &&
+    (!env.JWT_ACCESS_SECRET || !env.JWT_REFRESH_SECRET)
       ? loadDevelopmentSecrets(options.developmentSecretsFile)
       : undefined;
   const kept = (secret: 'accessSecret' | 'refreshSecret') =>
     keptSecrets && { secret: keptSecrets[secret], file: options.developmentSecretsFile! };
-  const accessSecret = resolveSecret('JWT_ACCESS_SECRET', env.JWT_ACCESS_SECRET, isProduction, warnings, kept('accessSecret'));
-  const refreshSecret = resolveSecret('JWT_REFRESH_SECRET', env.JWT_REFRESH_SECRET, isProduction, warnings, kept('refreshSecret'));
+  const accessSecret = resolveSecret(
+    'JWT_ACCESS_SECRET',
+    env.JWT_ACCESS_SECRET,
+    isProduction,
+    warnings,
+    kept('accessSecret'),
+  );
+  const refreshSecret = resolveSecret(
+    'JWT_REFRESH_SECRET',
+    env.JWT_REFRESH_SECRET,
+    isProduction,
+    warnings,
+    kept('refreshSecret'),
+  );
   if (accessSecret === refreshSecret) throw new ConfigError('JWT_ACCESS_SECRET and JWT_REFRESH_SECRET must differ');
 
   // SameSite=None cookies are dropped by browsers unless Secure: refuse a setting that would fail silently.
-  const cookieSecure = env.COOKIE_SECURE === undefined ? isProduction : ['true', '1', 'yes', 'on'].includes(env.COOKIE_SECURE);
+  const cookieSecure =
+    env.COOKIE_SECURE === undefined ? isProduction : ['true', '1', 'yes', 'on'].includes(env.COOKIE_SECURE);
   if (env.COOKIE_SAMESITE === 'none' && !cookieSecure) {
     throw new ConfigError(
       'COOKIE_SAMESITE: "none" needs a Secure cookie (browsers drop SameSite=None without Secure): set COOKIE_SECURE=true and serve the API over HTTPS',
@@ -321,7 +379,11 @@ export function loadConfig(environment: NodeJS.ProcessEnv = process.env, options
     logLevel: env.LOG_LEVEL ?? (env.NODE_ENV === 'test' ? 'silent' : 'info'),
     jsonBodyLimit: env.JSON_BODY_LIMIT,
     blogs: { contentMaxLength: env.BLOG_CONTENT_MAX_LENGTH },
-    storage: { cloudinary: resolveCloudinary(env), uploadsDir: env.UPLOADS_DIR, saveTimeoutMs: env.STORAGE_SAVE_TIMEOUT_MS },
+    storage: {
+      cloudinary: resolveCloudinary(env),
+      uploadsDir: env.UPLOADS_DIR,
+      saveTimeoutMs: env.STORAGE_SAVE_TIMEOUT_MS,
+    },
 
     redisUrl: env.REDIS_URL,
     shutdownGraceMs: env.SHUTDOWN_GRACE_MS,
@@ -352,7 +414,9 @@ export function loadConfig(environment: NodeJS.ProcessEnv = process.env, options
     throw new ConfigError('HTTP_HEADERS_TIMEOUT_MS: must not exceed HTTP_REQUEST_TIMEOUT_MS');
   }
   if (isProduction && !config.storage.cloudinary) {
-    warnings.push('Cloudinary is not configured: banners are stored on this instance\'s disk, which several instances do not share.');
+    warnings.push(
+      "Cloudinary is not configured: banners are stored on this instance's disk, which several instances do not share.",
+    );
   }
   return { config: deepFreeze(config), warnings };
 }

@@ -25,7 +25,12 @@ export interface HealthControllerDeps {
 
 type CheckState = 'up' | 'down';
 
-export function createHealthController({ readinessChecks, isShuttingDown, isLive = () => true, checkTimeoutMs }: HealthControllerDeps) {
+export function createHealthController({
+  readinessChecks,
+  isShuttingDown,
+  isLive = () => true,
+  checkTimeoutMs,
+}: HealthControllerDeps) {
   async function runCheck(check: ReadinessCheck): Promise<CheckState> {
     try {
       return (await settleWithin(check(), checkTimeoutMs, false)) ? 'up' : 'down';

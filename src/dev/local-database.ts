@@ -22,7 +22,9 @@ export interface LocalDatabase {
 }
 
 /** In memory, or kept in `dataDir` across restarts (`npm start` passes config's .data/; tests a folder of their own). */
-export type LocalDatabaseOptions = { log: (message: string) => void } & ({ persistent: false } | { persistent: true; dataDir: string });
+export type LocalDatabaseOptions = { log: (message: string) => void } & (
+  { persistent: false } | { persistent: true; dataDir: string }
+);
 
 const PROJECT_ROOT = path.resolve(__dirname, '..', '..');
 const STANDIN_DIR = path.join(PROJECT_ROOT, 'tools', 'mongo-standin');
@@ -79,11 +81,20 @@ export function resolveStandInClasspath(): string {
   if (!existsSync(STANDIN_CLASSPATH)) {
     const result = spawnSync(
       'mvn',
-      ['-q', '-B', '-f', path.join(STANDIN_DIR, 'pom.xml'), 'dependency:build-classpath', `-Dmdep.outputFile=${STANDIN_CLASSPATH}`],
+      [
+        '-q',
+        '-B',
+        '-f',
+        path.join(STANDIN_DIR, 'pom.xml'),
+        'dependency:build-classpath',
+        `-Dmdep.outputFile=${STANDIN_CLASSPATH}`,
+      ],
       { encoding: 'utf8', timeout: 5 * 60_000 },
     );
     if (result.status !== 0 || !existsSync(STANDIN_CLASSPATH)) {
-      throw new Error(`mvn could not resolve the stand-in's classpath: ${(result.stderr || result.stdout || '').trim().slice(0, 500)}`);
+      throw new Error(
+        `mvn could not resolve the stand-in's classpath: ${(result.stderr || result.stdout || '').trim().slice(0, 500)}`,
+      );
     }
   }
   return readFileSync(STANDIN_CLASSPATH, 'utf8').trim();
@@ -112,7 +123,11 @@ export async function startStandIn(options: LocalDatabaseOptions): Promise<Local
       const stderr: string[] = [];
       const timer = setTimeout(() => {
         process.kill('SIGKILL');
-        reject(new Error(`the stand-in did not start within ${STANDIN_START_TIMEOUT_MS} ms: ${stderr.join('\n').slice(-500)}`));
+        reject(
+          new Error(
+            `the stand-in did not start within ${STANDIN_START_TIMEOUT_MS} ms: ${stderr.join('\n').slice(-500)}`,
+          ),
+        );
       }, STANDIN_START_TIMEOUT_MS);
       // The stand-in's own log is chatty (a line per dropped client); it is kept only to explain a failed start.
       createInterface({ input: process.stderr! }).on('line', (line) => {
@@ -139,7 +154,10 @@ export async function startStandIn(options: LocalDatabaseOptions): Promise<Local
  * a second instance on the same local database meets H2's file lock, which deserves its own advice.
  */
 export function standInFailure(code: number | null, stderr: readonly string[]): string {
-  const exception = [...stderr].reverse().map((line) => /(?:^|\s)[\w.$]+(?:Exception|Error): (.+)$/.exec(line)).find(Boolean);
+  const exception = [...stderr]
+    .reverse()
+    .map((line) => /(?:^|\s)[\w.$]+(?:Exception|Error): (.+)$/.exec(line))
+    .find(Boolean);
   const reason = exception ? exception[1].replace(/\s*\[[\d./]+\]\s*$/, '') : `exited with code ${code}`;
   if (/file is locked/i.test(reason)) {
     return `the local database is in use by another process (${reason}): is another instance of the API running on it? Stop it, or set MONGODB_URI`;

@@ -111,7 +111,10 @@ export class ServiceUnavailable extends HttpError {
   readonly status = 503;
   readonly code = 'ServiceUnavailable';
 
-  constructor(message: string, readonly retryAfterSeconds: number) {
+  constructor(
+    message: string,
+    readonly retryAfterSeconds: number,
+  ) {
     super(message);
   }
 }

@@ -71,7 +71,8 @@ export function startDatabaseWatchdog(options: WatchdogOptions): DatabaseWatchdo
       const unreachableFor = now() - lastReachable;
       if (unreachableFor <= unreachableMs) return;
       if (!(await probes.fresh())) {
-        if (!outageLogged) logger.warn(`database: unreachable for ${unreachableFor} ms, and a fresh connection fails too (outage)`);
+        if (!outageLogged)
+          logger.warn(`database: unreachable for ${unreachableFor} ms, and a fresh connection fails too (outage)`);
         outageLogged = true;
         return;
       }
@@ -82,9 +83,14 @@ export function startDatabaseWatchdog(options: WatchdogOptions): DatabaseWatchdo
         outageLogged = false;
         return;
       }
-      logger.warn(`database: unreachable through the connection for ${unreachableFor} ms while a fresh connection succeeds: reopening it`);
+      logger.warn(
+        `database: unreachable through the connection for ${unreachableFor} ms while a fresh connection succeeds: reopening it`,
+      );
       const outcome = await settleWithin(
-        probes.reopen().then(() => 'reopened' as const, (error: unknown) => error),
+        probes.reopen().then(
+          () => 'reopened' as const,
+          (error: unknown) => error,
+        ),
         REOPEN_DEADLINE_MS,
         'timed out' as const,
       );
@@ -101,7 +107,9 @@ export function startDatabaseWatchdog(options: WatchdogOptions): DatabaseWatchdo
         outcome: outcome instanceof Error ? outcome.message : String(outcome),
       });
       if (failedRecoveries === FAILED_RECOVERIES_BEFORE_UNHEALTHY) {
-        logger.error('database: connection wedged beyond repair; /healthz now answers 503 so the instance is restarted');
+        logger.error(
+          'database: connection wedged beyond repair; /healthz now answers 503 so the instance is restarted',
+        );
       }
     } catch (error) {
       logger.error('database watchdog failed', { error: error instanceof Error ? error.message : String(error) });

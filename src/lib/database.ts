@@ -88,7 +88,13 @@ export async function pingDatabase(deadlineMs = 2_000): Promise<boolean> {
   const db = mongoose.connection.db;
   if (!db) return false;
   try {
-    const answer = db.admin().command({ ping: 1 }).then(() => true, () => false);
+    const answer = db
+      .admin()
+      .command({ ping: 1 })
+      .then(
+        () => true,
+        () => false,
+      );
     return await settleWithin(answer, deadlineMs, false);
   } catch {
     return false;
@@ -113,9 +119,17 @@ export async function freshConnectionSucceeds(deadlineMs: number): Promise<boole
       await connected.db('admin').command({ ping: 1 });
       return true;
     });
-    return await settleWithin(attempt.catch(() => false), deadlineMs + 1_000, false);
+    return await settleWithin(
+      attempt.catch(() => false),
+      deadlineMs + 1_000,
+      false,
+    );
   } finally {
-    void settleWithin(client.close(true).catch(() => undefined), 5_000, undefined);
+    void settleWithin(
+      client.close(true).catch(() => undefined),
+      5_000,
+      undefined,
+    );
   }
 }
 
@@ -129,7 +143,11 @@ export async function reopenDatabase(): Promise<void> {
   const connection = mongoose.connection;
   const oldClient = connection.getClient();
   // close(true) marks the connection force-closed; wait a bounded time for it, then open anew either way
-  await settleWithin(connection.close(true).catch(() => undefined), 5_000, undefined);
+  await settleWithin(
+    connection.close(true).catch(() => undefined),
+    5_000,
+    undefined,
+  );
   if (connection.readyState !== mongoose.ConnectionStates.disconnected) {
     // the old client hangs in close(): leave it to finish (or not) on its own
     void oldClient?.close(true).catch(() => undefined);
@@ -139,7 +157,14 @@ export async function reopenDatabase(): Promise<void> {
   await connection.openUri(lastConnectOptions.uri, driverOptions(lastConnectOptions));
 }
 
-const SOCKET_ERROR_CODES = new Set(['ECONNRESET', 'EPIPE', 'ECONNREFUSED', 'ETIMEDOUT', 'ECONNABORTED', 'ERR_STREAM_DESTROYED']);
+const SOCKET_ERROR_CODES = new Set([
+  'ECONNRESET',
+  'EPIPE',
+  'ECONNREFUSED',
+  'ETIMEDOUT',
+  'ECONNABORTED',
+  'ERR_STREAM_DESTROYED',
+]);
 
 /**
  * Node's own socket error, passed on unwrapped by the driver (mongodb 6.20 rethrows a failed socket

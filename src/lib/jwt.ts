@@ -30,14 +30,19 @@ function keyOf(secret: string): KeyObject {
 }
 
 export function signToken(claims: TokenClaims, secret: string, ttlSeconds: number): string {
-  return jwt.sign({ sid: claims.sid }, keyOf(secret), { algorithm: ALGORITHM, subject: claims.sub, expiresIn: ttlSeconds });
+  return jwt.sign({ sid: claims.sid }, keyOf(secret), {
+    algorithm: ALGORITHM,
+    subject: claims.sub,
+    expiresIn: ttlSeconds,
+  });
 }
 
 /** Returns the claims of a valid, unexpired token, or undefined for anything else. */
 export function verifyToken(token: string, secret: string): TokenClaims | undefined {
   try {
     const payload = jwt.verify(token, keyOf(secret), { algorithms: [ALGORITHM] });
-    if (typeof payload !== 'object' || typeof payload.sub !== 'string' || typeof payload.sid !== 'string') return undefined;
+    if (typeof payload !== 'object' || typeof payload.sub !== 'string' || typeof payload.sid !== 'string')
+      return undefined;
     return { sub: payload.sub, sid: payload.sid };
   } catch {
     return undefined;

@@ -29,8 +29,10 @@ export function monitorMongoClient(client: mongo.MongoClient, { mongodb }: AppMe
     connectionCheckOutFailed: (event: mongo.ConnectionCheckOutFailedEvent) =>
       mongodb.checkoutFailures.inc({ reason: String(event.reason) }),
   };
-  for (const [event, listener] of Object.entries(listeners)) client.on(event as keyof typeof listeners, listener as never);
+  for (const [event, listener] of Object.entries(listeners))
+    client.on(event as keyof typeof listeners, listener as never);
   return () => {
-    for (const [event, listener] of Object.entries(listeners)) client.off(event as keyof typeof listeners, listener as never);
+    for (const [event, listener] of Object.entries(listeners))
+      client.off(event as keyof typeof listeners, listener as never);
   };
 }

@@ -47,7 +47,8 @@ export async function openRedis({ url, logger, readyTimeoutMs = 5000 }: OpenRedi
     connected = true;
   });
   client.on('error', (error: Error) => {
-    if (connected) logger.warn('redis: connection lost; rate limiting fails open until it is back', { error: error.message });
+    if (connected)
+      logger.warn('redis: connection lost; rate limiting fails open until it is back', { error: error.message });
     connected = false;
   });
 

@@ -5,7 +5,15 @@
  */
 import type { NextFunction, Request, Response } from 'express';
 import mongoose from 'mongoose';
-import { BadGateway, BadRequest, HttpError, NotFound, PayloadTooLarge, RequestValidationError, UnsupportedMediaType } from '../errors/http-errors';
+import {
+  BadGateway,
+  BadRequest,
+  HttpError,
+  NotFound,
+  PayloadTooLarge,
+  RequestValidationError,
+  UnsupportedMediaType,
+} from '../errors/http-errors';
 import type { Logger } from '../lib/logger';
 import { duplicateKeyField } from '../lib/mongo-errors';
 import { StorageError } from '../services/storage';
@@ -21,7 +29,10 @@ interface BodyParserError {
 }
 
 const isBodyParserError = (error: unknown): error is BodyParserError =>
-  typeof error === 'object' && error !== null && typeof (error as BodyParserError).type === 'string' && 'expose' in error;
+  typeof error === 'object' &&
+  error !== null &&
+  typeof (error as BodyParserError).type === 'string' &&
+  'expose' in error;
 
 /** Retry-After of a 503 when the options do not say (DB_UNAVAILABLE_RETRY_AFTER_S's default). */
 const DEFAULT_RETRY_AFTER_SECONDS = 5;
@@ -64,7 +75,8 @@ export function toHttpError(error: unknown, retryAfterSeconds = DEFAULT_RETRY_AF
     return RequestValidationError.forField(path, detail.message);
   }
   const duplicateField = duplicateKeyField(error);
-  if (duplicateField) return RequestValidationError.forField(duplicateField, `This ${duplicateField} is already in use`);
+  if (duplicateField)
+    return RequestValidationError.forField(duplicateField, `This ${duplicateField} is already in use`);
   return undefined;
 }
 
@@ -121,6 +133,11 @@ function where(req: Request, res: Response) {
 function describe(error: unknown): Record<string, unknown> {
   if (!(error instanceof Error)) return { value: String(error) };
   // a dependency's own answer (Cloudinary's message, a disk error) travels as the cause
-  const cause = error.cause === undefined ? undefined : error.cause instanceof Error ? error.cause.message : JSON.stringify(error.cause);
+  const cause =
+    error.cause === undefined
+      ? undefined
+      : error.cause instanceof Error
+        ? error.cause.message
+        : JSON.stringify(error.cause);
   return { name: error.name, message: error.message, stack: error.stack, ...(cause ? { cause } : {}) };
 }

@@ -56,7 +56,9 @@ export function createLoginThrottle(options: LoginThrottleOptions): LoginThrottl
     },
     handler: (req, res) => {
       const info = (req as unknown as Record<string, RateLimitInfo | undefined>)[property];
-      const seconds = info?.resetTime ? Math.max(1, Math.ceil((info.resetTime.getTime() - Date.now()) / 1000)) : Math.ceil(options.windowMs / 1000);
+      const seconds = info?.resetTime
+        ? Math.max(1, Math.ceil((info.resetTime.getTime() - Date.now()) / 1000))
+        : Math.ceil(options.windowMs / 1000);
       logger.warn('login throttled', { scope, retryAfterSeconds: seconds });
       res.set('Retry-After', String(seconds));
       res.status(429).json({ error: LOGIN_THROTTLE_MESSAGE });

@@ -37,7 +37,11 @@ export function measureRequests(metrics: AppMetrics, { paths, staticPrefixes = [
     res.once('close', () => {
       inFlight.dec();
       // a response cut short (client gone, shutdown) has no status worth the name
-      const labels = { method: req.method, route: routeOf(req), status: res.writableFinished ? String(res.statusCode) : 'aborted' };
+      const labels = {
+        method: req.method,
+        route: routeOf(req),
+        status: res.writableFinished ? String(res.statusCode) : 'aborted',
+      };
       requests.inc(labels);
       duration.observe(labels, Number(process.hrtime.bigint() - startedAt) / 1e9);
       if (res.statusCode === 429) metrics.rateLimitRefusals.inc();
@@ -52,7 +56,11 @@ export function measureRequests(metrics: AppMetrics, { paths, staticPrefixes = [
 function routeResolver(paths: Paths, staticPrefixes: readonly string[]) {
   const byTemplate = new Map<string, RouteTemplate>();
   for (const { fullPath, method } of operationsOf(paths)) {
-    const template = byTemplate.get(fullPath) ?? { route: fullPath, pattern: pathPattern(fullPath), methods: new Set() };
+    const template = byTemplate.get(fullPath) ?? {
+      route: fullPath,
+      pattern: pathPattern(fullPath),
+      methods: new Set(),
+    };
     template.methods.add(method.toUpperCase());
     if (method === 'get') template.methods.add('HEAD');
     byTemplate.set(fullPath, template);
@@ -87,7 +95,8 @@ export function recordRefusals(metrics: AppMetrics) {
 /** Why a blog form was refused because of its banner; undefined when the banner is not the reason. */
 function uploadRefusalOf(error: unknown, req: Request): UploadRefusalReason | undefined {
   // only the blog forms have a banner field, and only banner storage raises StorageError
-  if (error instanceof RequestValidationError) return BANNER_FIELD in error.errors ? (req.file ? 'invalid_image' : 'missing') : undefined;
+  if (error instanceof RequestValidationError)
+    return BANNER_FIELD in error.errors ? (req.file ? 'invalid_image' : 'missing') : undefined;
   if (error instanceof StorageError) return 'storage_unavailable';
   if (!req.is('multipart/form-data') || !req.originalUrl.startsWith(BLOGS_PATH)) return undefined;
   if (error instanceof PayloadTooLarge) return 'too_large';

@@ -41,7 +41,8 @@ export function requestLogger({ logger, quietPaths = [] }: RequestLoggerOptions)
       }
       const level = quietPaths.includes(path) && res.statusCode < 400 ? 'debug' : 'info';
       // winston would run the line through its whole format chain before dropping it: ask first
-      if (logger.isLevelEnabled(level)) logger.log(level, `${req.method} ${path} ${res.statusCode} ${durationMs}ms`, entry);
+      if (logger.isLevelEnabled(level))
+        logger.log(level, `${req.method} ${path} ${res.statusCode} ${durationMs}ms`, entry);
     });
 
     runInRequestContext({ requestId }, next);

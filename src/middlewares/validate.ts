@@ -38,7 +38,12 @@ function boundedCopy(value: unknown, depth: number): unknown {
   const copy: Record<string, unknown> = {};
   for (const [key, item] of entries.slice(0, ECHO_LIMITS.items)) {
     // defineProperty: a "__proto__" key is kept as data, never as the copy's prototype
-    Object.defineProperty(copy, key, { value: boundedCopy(item, depth - 1), enumerable: true, writable: true, configurable: true });
+    Object.defineProperty(copy, key, {
+      value: boundedCopy(item, depth - 1),
+      enumerable: true,
+      writable: true,
+      configurable: true,
+    });
   }
   if (entries.length > ECHO_LIMITS.items) copy['…'] = '…';
   return copy;
@@ -46,7 +51,13 @@ function boundedCopy(value: unknown, depth: number): unknown {
 
 function toFieldError(error: ValidationError): FieldError {
   if (error.type === 'field') {
-    return { type: error.type, value: displayValue(error.path, error.value), msg: String(error.msg), path: error.path, location: error.location };
+    return {
+      type: error.type,
+      value: displayValue(error.path, error.value),
+      msg: String(error.msg),
+      path: error.path,
+      location: error.location,
+    };
   }
   return { type: error.type, value: '', msg: String(error.msg), path: '', location: '' };
 }

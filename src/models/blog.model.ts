@@ -50,7 +50,8 @@ blogSchema.index({ author: 1, createdAt: -1, _id: -1 });
 blogSchema.index({ author: 1, status: 1, createdAt: -1, _id: -1 });
 
 /** The fields blogView() reads: a projection for lean reads of blogs that are to be shown. */
-export const BLOG_VIEW_FIELDS = '_id title slug content banner author viewsCount likesCount commentsCount status publishedAt createdAt updatedAt';
+export const BLOG_VIEW_FIELDS =
+  '_id title slug content banner author viewsCount likesCount commentsCount status publishedAt createdAt updatedAt';
 
 /**
  * A blog as the API shows it, from a document's toJSON result or a lean read alike: a fixed field order,
@@ -87,5 +88,9 @@ export type BlogCounter = 'viewsCount' | 'likesCount' | 'commentsCount';
  * Counting is not editing: `updatedAt` stays as the last edit left it.
  */
 export function incrementBlogCounter(blogId: unknown, counter: BlogCounter, by: number) {
-  return BlogModel.findOneAndUpdate({ _id: blogId }, { $inc: { [counter]: by } }, { new: true, timestamps: false, projection: { [counter]: 1 } });
+  return BlogModel.findOneAndUpdate(
+    { _id: blogId },
+    { $inc: { [counter]: by } },
+    { new: true, timestamps: false, projection: { [counter]: 1 } },
+  );
 }

@@ -16,14 +16,24 @@ import { UserModel } from './user.model';
 export async function backfillUsernameKeys(logger: Logger): Promise<void> {
   let fixed = 0;
   try {
-    const missing = UserModel.find({ usernameKey: { $exists: false } }).select('_id username').lean().cursor();
+    const missing = UserModel.find({ usernameKey: { $exists: false } })
+      .select('_id username')
+      .lean()
+      .cursor();
     for await (const user of missing) {
       try {
-        await UserModel.updateOne({ _id: user._id }, { $set: { usernameKey: user.username.toLowerCase() } }, { timestamps: false });
+        await UserModel.updateOne(
+          { _id: user._id },
+          { $set: { usernameKey: user.username.toLowerCase() } },
+          { timestamps: false },
+        );
         fixed += 1;
       } catch (error) {
         if (!isDuplicateKeyError(error)) throw error;
-        logger.warn('users: a username differs from another only in case; rename one of them', { userId: String(user._id), username: user.username });
+        logger.warn('users: a username differs from another only in case; rename one of them', {
+          userId: String(user._id),
+          username: user.username,
+        });
       }
     }
   } catch (error) {
@@ -33,4 +43,3 @@ export async function backfillUsernameKeys(logger: Logger): Promise<void> {
   }
   if (fixed > 0) logger.info('users: case-insensitive username keys added to older accounts', { count: fixed });
 }
-

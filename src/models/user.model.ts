@@ -27,7 +27,14 @@ const userSchema = new Schema(
     // (models/user.migrations.ts) gives them one. A collation index would do it too, but the offline
     // stand-in database ignores collations; a plain normalised field works everywhere.
     usernameKey: { type: String, unique: true, sparse: true },
-    email: { type: String, required: true, unique: true, validate: maxCharacters(USER_LIMITS.email), lowercase: true, trim: true },
+    email: {
+      type: String,
+      required: true,
+      unique: true,
+      validate: maxCharacters(USER_LIMITS.email),
+      lowercase: true,
+      trim: true,
+    },
     password: { type: String, required: true, select: false },
     role: { type: String, enum: ROLES, default: 'user', required: true },
     firstName: { type: String, validate: maxCharacters(USER_LIMITS.name), trim: true },

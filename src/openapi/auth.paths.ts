@@ -62,17 +62,24 @@ const authPaths: Paths = {
           'The username is derived from the email (see docs/decisions.md). Registering as `admin` needs an email listed in ADMIN_EMAILS.',
         security: [],
         responses: {
-          '201': respond('Signed up; the refresh token is in the cookie', json(schemaRef('Login'), { ...exampleTokens, user: exampleUser }), {
-            headers: setsRefreshCookie,
-            links: {
-              GetUser: { operationId: 'getUser', parameters: { userId: '$response.body#/user/_id' } },
-              DeleteUser: { operationId: 'deleteUser', parameters: { userId: '$response.body#/user/_id' } },
+          '201': respond(
+            'Signed up; the refresh token is in the cookie',
+            json(schemaRef('Login'), { ...exampleTokens, user: exampleUser }),
+            {
+              headers: setsRefreshCookie,
+              links: {
+                GetUser: { operationId: 'getUser', parameters: { userId: '$response.body#/user/_id' } },
+                DeleteUser: { operationId: 'deleteUser', parameters: { userId: '$response.body#/user/_id' } },
+              },
             },
-          }),
+          ),
           '400': ref('responses', 'BadRequestOrValidation'),
           '403': respond(
             'Role admin asked for an email not in ADMIN_EMAILS (AuthorizationError)',
-            json(schemaRef('Error'), { code: 'AuthorizationError', message: 'This email may not register as an admin' }),
+            json(schemaRef('Error'), {
+              code: 'AuthorizationError',
+              message: 'This email may not register as an admin',
+            }),
           ),
           ...JSON_BODY_RESPONSES,
           ...COMMON_RESPONSES,
@@ -88,15 +95,20 @@ const authPaths: Paths = {
         summary: 'Sign in with email and password',
         security: [],
         responses: {
-          '200': respond('Signed in; the refresh token is in the cookie', json(schemaRef('Login')), { headers: setsRefreshCookie }),
+          '200': respond('Signed in; the refresh token is in the cookie', json(schemaRef('Login')), {
+            headers: setsRefreshCookie,
+          }),
           '400': ref('responses', 'BadRequestOrValidation'),
-          '404': respond('No account has this email', json(schemaRef('Error'), { code: 'NotFound', message: 'User not found' })),
+          '404': respond(
+            'No account has this email',
+            json(schemaRef('Error'), { code: 'NotFound', message: 'User not found' }),
+          ),
           ...JSON_BODY_RESPONSES,
           ...COMMON_RESPONSES,
           '429': respond(
             'The global rate limit, or too many failed logins: LOGIN_MAX_FAILURES_PER_ACCOUNT for this account (from any ' +
               'address) or LOGIN_MAX_FAILURES_PER_IP from this address, within LOGIN_FAILURE_WINDOW. Wait Retry-After ' +
-              'seconds; a successful login clears the account\'s count, and no lock outlasts its window.',
+              "seconds; a successful login clears the account's count, and no lock outlasts its window.",
             json(schemaRef('RateLimited'), { error: LOGIN_THROTTLE_MESSAGE }),
             { headers: { 'Retry-After': ref('headers', 'RetryAfter') } },
           ),

@@ -64,7 +64,7 @@ const count: JsonSchema = { type: 'integer', minimum: 0 };
  */
 export const PLAIN_TEXT =
   'Plain text, returned exactly as sent: it may contain "<", ">", "&" or quotes, even a `<script>` tag. ' +
-  'Render it as text (textContent, or your template\'s escaping), never as HTML.';
+  "Render it as text (textContent, or your template's escaping), never as HTML.";
 export const SANITISED_HTML =
   'HTML, sanitised when stored: an allow-list of formatting tags and attributes; no scripts, event handlers, ' +
   'styles, iframes or javascript: URLs. Safe to insert as HTML; everything else in a blog or comment is plain text.';
@@ -73,8 +73,20 @@ const blogSchemas: Record<string, JsonSchema> = {
   Blog: {
     type: 'object',
     required: [
-      '_id', 'title', 'slug', 'content', 'banner', 'author', 'viewsCount', 'likesCount',
-      'commentsCount', 'status', 'publishedAt', 'createdAt', 'updatedAt', 'likedByMe',
+      '_id',
+      'title',
+      'slug',
+      'content',
+      'banner',
+      'author',
+      'viewsCount',
+      'likesCount',
+      'commentsCount',
+      'status',
+      'publishedAt',
+      'createdAt',
+      'updatedAt',
+      'likedByMe',
     ],
     additionalProperties: false,
     properties: {
@@ -86,7 +98,11 @@ const blogSchemas: Record<string, JsonSchema> = {
         type: 'object',
         required: ['url', 'width', 'height'],
         additionalProperties: false,
-        properties: { url: { type: 'string', format: 'uri' }, width: { type: 'integer', minimum: 1 }, height: { type: 'integer', minimum: 1 } },
+        properties: {
+          url: { type: 'string', format: 'uri' },
+          width: { type: 'integer', minimum: 1 },
+          height: { type: 'integer', minimum: 1 },
+        },
       },
       author,
       viewsCount: count,
@@ -100,7 +116,12 @@ const blogSchemas: Record<string, JsonSchema> = {
     },
     example: exampleBlog,
   },
-  BlogResponse: { type: 'object', required: ['blog'], additionalProperties: false, properties: { blog: schemaRef('Blog') } },
+  BlogResponse: {
+    type: 'object',
+    required: ['blog'],
+    additionalProperties: false,
+    properties: { blog: schemaRef('Blog') },
+  },
   BlogPage: page('blogs', schemaRef('Blog')),
   Comment: {
     type: 'object',
@@ -116,11 +137,17 @@ const blogSchemas: Record<string, JsonSchema> = {
     },
     example: exampleComment,
   },
-  CommentResponse: { type: 'object', required: ['comment'], additionalProperties: false, properties: { comment: schemaRef('Comment') } },
+  CommentResponse: {
+    type: 'object',
+    required: ['comment'],
+    additionalProperties: false,
+    properties: { comment: schemaRef('Comment') },
+  },
   CommentPage: page('comments', schemaRef('Comment')),
   ModeratedComment: {
     type: 'object',
-    description: 'A comment as moderators list it: with the _id, title and slug of its blog (null for a blog deleted a moment ago)',
+    description:
+      'A comment as moderators list it: with the _id, title and slug of its blog (null for a blog deleted a moment ago)',
     required: ['_id', 'blog', 'author', 'content', 'createdAt', 'updatedAt'],
     additionalProperties: false,
     properties: {
@@ -144,7 +171,12 @@ const blogSchemas: Record<string, JsonSchema> = {
     example: { ...exampleComment, blog: { _id: EXAMPLE_ID, title: 'Hello, world', slug: 'hello-world' } },
   },
   ModeratedCommentPage: page('comments', schemaRef('ModeratedComment')),
-  LikesCount: { type: 'object', required: ['likesCount'], additionalProperties: false, properties: { likesCount: count } },
+  LikesCount: {
+    type: 'object',
+    required: ['likesCount'],
+    additionalProperties: false,
+    properties: { likesCount: count },
+  },
 };
 
 const status: JsonSchema = { type: 'string', enum: [...BLOG_STATUSES], default: 'draft' };
@@ -156,7 +188,13 @@ const bannerImage: JsonSchema = {
 };
 /** Text fields are trimmed before their bounds are checked: blank input is refused. */
 const NOT_BLANK = '\\S';
-const title: JsonSchema = { type: 'string', minLength: 1, maxLength: LIMITS.title, pattern: NOT_BLANK, description: `Trimmed. ${PLAIN_TEXT}` };
+const title: JsonSchema = {
+  type: 'string',
+  minLength: 1,
+  maxLength: LIMITS.title,
+  pattern: NOT_BLANK,
+  description: `Trimmed. ${PLAIN_TEXT}`,
+};
 const content: JsonSchema = {
   type: 'string',
   minLength: 1,
@@ -178,7 +216,8 @@ const malformedFormOrValidation = {
     json({ anyOf: [schemaRef('ValidationError'), schemaRef('Error')] }),
   ),
 };
-const notFound = (what: string): ResponseObject => respond(`No such ${what} (NotFound)`, json(schemaRef('Error'), { code: 'NotFound', message: `${what} not found` }));
+const notFound = (what: string): ResponseObject =>
+  respond(`No such ${what} (NotFound)`, json(schemaRef('Error'), { code: 'NotFound', message: `${what} not found` }));
 const fileTooLarge = respond(
   `The banner is larger than ${LIMITS.bannerBytes / (1024 * 1024)} MB`,
   json(schemaRef('Error'), { code: 'ValidationError', message: 'Banner image must be at most 2 MB' }),
@@ -188,7 +227,10 @@ const storageDown = respond(
   json(schemaRef('Error'), { code: 'ServerError', message: 'Banner storage is unavailable, please try again later' }),
 );
 const blogOk = (description: string) => respond(description, json(schemaRef('BlogResponse'), { blog: exampleBlog }));
-const blogPage = respond('One page of blogs, newest first; non-admins see only published ones', json(schemaRef('BlogPage'), { limit: 20, offset: 0, total: 1, blogs: [exampleBlog] }));
+const blogPage = respond(
+  'One page of blogs, newest first; non-admins see only published ones',
+  json(schemaRef('BlogPage'), { limit: 20, offset: 0, total: 1, blogs: [exampleBlog] }),
+);
 const paging = [ref('parameters', 'Limit'), ref('parameters', 'Offset')];
 /** The PUBLIC_READS operator option, on the four reading operations. */
 const PUBLIC_READS_NOTE =
@@ -258,7 +300,9 @@ const blogPaths: Paths = {
       tags: ['Blogs'],
       summary: 'One blog by its slug; counts a view when published',
       security: BEARER,
-      parameters: [{ name: 'slug', in: 'path', required: true, schema: { type: 'string', minLength: 1 }, example: 'hello-world' }],
+      parameters: [
+        { name: 'slug', in: 'path', required: true, schema: { type: 'string', minLength: 1 }, example: 'hello-world' },
+      ],
       responses: { '200': blogOk('The blog'), ...unauthenticated, '404': notFound('Blog'), ...COMMON_RESPONSES },
     },
   },
@@ -282,7 +326,11 @@ const blogPaths: Paths = {
             content,
             status: { type: 'string', enum: [...BLOG_STATUSES] },
             banner_image: bannerImage,
-            regenerate_slug: { type: 'string', enum: ['true', 'false'], description: 'Derive the slug again from the (new) title' },
+            regenerate_slug: {
+              type: 'string',
+              enum: ['true', 'false'],
+              description: 'Derive the slug again from the (new) title',
+            },
           },
         }),
       },
@@ -307,7 +355,6 @@ const blogPaths: Paths = {
   },
 };
 
-
 const likePaths: Paths = {
   '/likes/blog/{blogId}': {
     post: {
@@ -320,7 +367,10 @@ const likePaths: Paths = {
         '200': respond('Liked', json(schemaRef('LikesCount'), { likesCount: 1 }), {
           links: { UnlikeBlog: { operationId: 'unlikeBlog', parameters: { blogId: '$request.path.blogId' } } },
         }),
-        '400': respond('Already liked (BadRequest), or a malformed id (ValidationError)', json({ anyOf: [schemaRef('ValidationError'), schemaRef('Error')] })),
+        '400': respond(
+          'Already liked (BadRequest), or a malformed id (ValidationError)',
+          json({ anyOf: [schemaRef('ValidationError'), schemaRef('Error')] }),
+        ),
         ...unauthenticated,
         '404': notFound('Blog'),
         ...COMMON_RESPONSES,
@@ -334,7 +384,10 @@ const likePaths: Paths = {
       parameters: [ref('parameters', 'BlogId')],
       responses: {
         '204': respond('Unliked; no body'),
-        '400': respond('Not liked (BadRequest), or a malformed id (ValidationError)', json({ anyOf: [schemaRef('ValidationError'), schemaRef('Error')] })),
+        '400': respond(
+          'Not liked (BadRequest), or a malformed id (ValidationError)',
+          json({ anyOf: [schemaRef('ValidationError'), schemaRef('Error')] }),
+        ),
         ...unauthenticated,
         '404': notFound('Blog'),
         ...COMMON_RESPONSES,
@@ -348,7 +401,7 @@ const commentPaths: Paths = {
     get: {
       operationId: 'listAllComments',
       tags: ['Comments'],
-      summary: 'Every comment on every blog, newest first, with its blog\'s _id, title and slug (admin; for moderation)',
+      summary: "Every comment on every blog, newest first, with its blog's _id, title and slug (admin; for moderation)",
       security: BEARER,
       parameters: paging,
       responses: {
@@ -360,7 +413,14 @@ const commentPaths: Paths = {
             total: 1,
             comments: [{ ...exampleComment, blog: { _id: EXAMPLE_ID, title: 'Hello, world', slug: 'hello-world' } }],
           }),
-          { links: { DeleteComment: { operationId: 'deleteComment', parameters: { commentId: '$response.body#/comments/0/_id' } } } },
+          {
+            links: {
+              DeleteComment: {
+                operationId: 'deleteComment',
+                parameters: { commentId: '$response.body#/comments/0/_id' },
+              },
+            },
+          },
         ),
         ...validation,
         ...adminOnly,
@@ -382,14 +442,24 @@ const commentPaths: Paths = {
             type: 'object',
             required: ['content'],
             additionalProperties: false,
-            properties: { content: { type: 'string', minLength: 1, maxLength: LIMITS.comment, pattern: NOT_BLANK, description: `Trimmed. ${PLAIN_TEXT}` } },
+            properties: {
+              content: {
+                type: 'string',
+                minLength: 1,
+                maxLength: LIMITS.comment,
+                pattern: NOT_BLANK,
+                description: `Trimmed. ${PLAIN_TEXT}`,
+              },
+            },
           },
           { content: 'Nice post!' },
         ),
       },
       responses: {
         '201': respond('The new comment', json(schemaRef('CommentResponse'), { comment: exampleComment }), {
-          links: { DeleteComment: { operationId: 'deleteComment', parameters: { commentId: '$response.body#/comment/_id' } } },
+          links: {
+            DeleteComment: { operationId: 'deleteComment', parameters: { commentId: '$response.body#/comment/_id' } },
+          },
         }),
         ...badRequestOrValidation,
         ...unauthenticated,
@@ -406,7 +476,10 @@ const commentPaths: Paths = {
       security: BEARER,
       parameters: [ref('parameters', 'BlogId'), ...paging],
       responses: {
-        '200': respond('One page of comments', json(schemaRef('CommentPage'), { limit: 20, offset: 0, total: 1, comments: [exampleComment] })),
+        '200': respond(
+          'One page of comments',
+          json(schemaRef('CommentPage'), { limit: 20, offset: 0, total: 1, comments: [exampleComment] }),
+        ),
         ...validation,
         ...unauthenticated,
         '404': notFound('Blog'),
@@ -425,7 +498,7 @@ const commentPaths: Paths = {
         '204': deleted,
         ...validation,
         ...unauthenticated,
-        '403': respond('Neither the comment\'s author nor an admin (AuthorizationError)', json(schemaRef('Error'))),
+        '403': respond("Neither the comment's author nor an admin (AuthorizationError)", json(schemaRef('Error'))),
         '404': notFound('Comment'),
         ...COMMON_RESPONSES,
       },

@@ -195,7 +195,10 @@ export const schemas: Record<string, JsonSchema> = {
     additionalProperties: false,
     properties: {
       type: { type: 'string', example: 'field' },
-      value: { type: 'string', description: 'The submitted value; JSON for non-strings; "" for secrets (passwords, tokens)' },
+      value: {
+        type: 'string',
+        description: 'The submitted value; JSON for non-strings; "" for secrets (passwords, tokens)',
+      },
       msg: { type: 'string' },
       path: { type: 'string' },
       location: { type: 'string', enum: ['body', 'query', 'params', 'cookies', 'headers', ''] },
@@ -212,7 +215,13 @@ export const schemas: Record<string, JsonSchema> = {
     example: {
       code: 'ValidationError',
       errors: {
-        email: { type: 'field', value: 'not-an-email', msg: 'Email must be a valid email address', path: 'email', location: 'body' },
+        email: {
+          type: 'field',
+          value: 'not-an-email',
+          msg: 'Email must be a valid email address',
+          path: 'email',
+          location: 'body',
+        },
       },
     },
   },
@@ -228,30 +237,55 @@ export const schemas: Record<string, JsonSchema> = {
 const errorOf = (code: string, message: string) => json(schemaRef('Error'), { code, message });
 
 export const responses: Record<string, ResponseObject> = {
-  ValidationFailed: respond('Input validation failed: one entry per rejected field', json(schemaRef('ValidationError'))),
-  BadRequestOrValidation: respond('Input validation failed (ValidationError), or the JSON body is malformed (BadRequest)', {
-    'application/json': {
-      schema: { anyOf: [schemaRef('ValidationError'), schemaRef('Error')] },
-      examples: {
-        validation: { summary: 'A field was rejected', value: schemas.ValidationError.example },
-        malformed: { summary: 'The body is not JSON', value: { code: 'BadRequest', message: 'Request body is not valid JSON' } },
+  ValidationFailed: respond(
+    'Input validation failed: one entry per rejected field',
+    json(schemaRef('ValidationError')),
+  ),
+  BadRequestOrValidation: respond(
+    'Input validation failed (ValidationError), or the JSON body is malformed (BadRequest)',
+    {
+      'application/json': {
+        schema: { anyOf: [schemaRef('ValidationError'), schemaRef('Error')] },
+        examples: {
+          validation: { summary: 'A field was rejected', value: schemas.ValidationError.example },
+          malformed: {
+            summary: 'The body is not JSON',
+            value: { code: 'BadRequest', message: 'Request body is not valid JSON' },
+          },
+        },
       },
     },
-  }),
+  ),
   Unauthenticated: respond(
     'The access token (or refresh cookie) is missing, invalid or expired, or its session ended (AuthenticationError). ' +
       'An access token past its lifetime answers "Access token expired" (refresh it, then retry); any other rejected token ' +
       'answers "Access token is invalid" (sign in again).',
     errorOf('AuthenticationError', 'Access token expired'),
   ),
-  Forbidden: respond('The role lacks the right for this operation (AuthorizationError)', errorOf('AuthorizationError', 'You do not have permission to perform this action')),
+  Forbidden: respond(
+    'The role lacks the right for this operation (AuthorizationError)',
+    errorOf('AuthorizationError', 'You do not have permission to perform this action'),
+  ),
   NotFound: respond('No such resource (NotFound)', errorOf('NotFound', 'User not found')),
-  PayloadTooLarge: respond('The JSON body is larger than JSON_BODY_LIMIT (100 kB by default)', errorOf('ValidationError', 'Request body is too large')),
-  UnsupportedMediaType: respond('The body declares a charset or encoding the server cannot read', errorOf('BadRequest', 'Unsupported request body encoding')),
-  TooManyRequests: respond('Rate limit exceeded: RATE_LIMIT_MAX requests per window per client IP', json(schemaRef('RateLimited')), {
-    headers: { 'Retry-After': ref('headers', 'RetryAfter') },
-  }),
-  ServerError: respond('Unexpected failure; details go to the server log only', errorOf('ServerError', 'Internal server error')),
+  PayloadTooLarge: respond(
+    'The JSON body is larger than JSON_BODY_LIMIT (100 kB by default)',
+    errorOf('ValidationError', 'Request body is too large'),
+  ),
+  UnsupportedMediaType: respond(
+    'The body declares a charset or encoding the server cannot read',
+    errorOf('BadRequest', 'Unsupported request body encoding'),
+  ),
+  TooManyRequests: respond(
+    'Rate limit exceeded: RATE_LIMIT_MAX requests per window per client IP',
+    json(schemaRef('RateLimited')),
+    {
+      headers: { 'Retry-After': ref('headers', 'RetryAfter') },
+    },
+  ),
+  ServerError: respond(
+    'Unexpected failure; details go to the server log only',
+    errorOf('ServerError', 'Internal server error'),
+  ),
   ServiceUnavailable: respond(
     'The database cannot be reached or did not answer within its deadline (ServiceUnavailable); retry after Retry-After seconds',
     errorOf('ServiceUnavailable', 'The database is unavailable, please try again later'),
@@ -270,7 +304,10 @@ export function withDatabaseResponses(paths: Paths): Paths {
       Object.fromEntries(
         Object.entries(item).map(([key, value]) =>
           HTTP_METHODS.includes(key as HttpMethod)
-            ? [key, { ...(value as Operation), responses: { ...(value as Operation).responses, ...DATABASE_RESPONSES } }]
+            ? [
+                key,
+                { ...(value as Operation), responses: { ...(value as Operation).responses, ...DATABASE_RESPONSES } },
+              ]
             : [key, value],
         ),
       ),
@@ -296,9 +333,15 @@ export const parameters: Record<string, ParameterObject> = {
     schema: { type: 'integer', minimum: 0, maximum: PAGINATION.maxOffset, default: PAGINATION.defaultOffset },
     example: 0,
   },
-  UserId: { name: 'userId', in: 'path', required: true, description: 'The user\'s _id', schema: schemaRef('ObjectId') },
-  BlogId: { name: 'blogId', in: 'path', required: true, description: 'The blog\'s _id', schema: schemaRef('ObjectId') },
-  CommentId: { name: 'commentId', in: 'path', required: true, description: 'The comment\'s _id', schema: schemaRef('ObjectId') },
+  UserId: { name: 'userId', in: 'path', required: true, description: "The user's _id", schema: schemaRef('ObjectId') },
+  BlogId: { name: 'blogId', in: 'path', required: true, description: "The blog's _id", schema: schemaRef('ObjectId') },
+  CommentId: {
+    name: 'commentId',
+    in: 'path',
+    required: true,
+    description: "The comment's _id",
+    schema: schemaRef('ObjectId'),
+  },
 };
 
 const seconds = (description: string): HeaderObject => ({
@@ -337,7 +380,8 @@ export const securitySchemes: Record<string, SecurityScheme> = {
     type: 'apiKey',
     in: 'cookie',
     name: 'refreshToken',
-    description: 'The refresh JWT set by register and login (HttpOnly, SameSite=Strict unless COOKIE_SAMESITE says otherwise, Path=/api/v1/auth)',
+    description:
+      'The refresh JWT set by register and login (HttpOnly, SameSite=Strict unless COOKIE_SAMESITE says otherwise, Path=/api/v1/auth)',
   },
   metricsToken: {
     type: 'http',

@@ -10,7 +10,14 @@ import { headers, parameters, responses, schemas, securitySchemes } from './comp
 import { healthContract } from './health.paths';
 import { metricsContract } from './metrics.paths';
 import { rootContract } from './root.paths';
-import { HTTP_METHODS, type ContractPart, type HttpMethod, type OpenApiDocument, type Operation, type Paths } from './types';
+import {
+  HTTP_METHODS,
+  type ContractPart,
+  type HttpMethod,
+  type OpenApiDocument,
+  type Operation,
+  type Paths,
+} from './types';
 import { userContract } from './users.paths';
 
 /** Re-exported for the document's readers (the request metrics, the contract tests): where paths without servers live. */

@@ -11,7 +11,9 @@ const checks: JsonSchema = {
 };
 const probeResponse = (description: string, schema: JsonSchema, example: unknown): ResponseObject => ({
   description,
-  headers: { 'Cache-Control': { description: 'Probes are never cached', schema: { type: 'string', const: 'no-store' } } },
+  headers: {
+    'Cache-Control': { description: 'Probes are never cached', schema: { type: 'string', const: 'no-store' } },
+  },
   content: { 'application/json': { schema, example } },
 });
 const atRoot = [{ url: '/' }];
@@ -30,7 +32,12 @@ const healthPaths: Paths = {
       responses: {
         '200': probeResponse(
           'Alive',
-          { type: 'object', required: ['status'], additionalProperties: false, properties: { status: { const: 'ok' } } },
+          {
+            type: 'object',
+            required: ['status'],
+            additionalProperties: false,
+            properties: { status: { const: 'ok' } },
+          },
           { status: 'ok' },
         ),
         '503': probeResponse(
@@ -56,7 +63,12 @@ const healthPaths: Paths = {
       responses: {
         '200': probeResponse(
           'Ready for traffic',
-          { type: 'object', required: ['status', 'checks'], additionalProperties: false, properties: { status: { const: 'ready' }, checks } },
+          {
+            type: 'object',
+            required: ['status', 'checks'],
+            additionalProperties: false,
+            properties: { status: { const: 'ready' }, checks },
+          },
           { status: 'ready', checks: { mongodb: 'up', redis: 'up' } },
         ),
         '503': probeResponse(

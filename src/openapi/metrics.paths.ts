@@ -8,7 +8,9 @@ import type { ContractPart, Paths, ResponseObject } from './types';
 const errorBody = (code: string, message: string) => ({
   'application/json': { schema: { $ref: '#/components/schemas/Error' }, example: { code, message } },
 });
-const noStore: ResponseObject['headers'] = { 'Cache-Control': { description: 'Never cached', schema: { type: 'string', const: 'no-store' } } };
+const noStore: ResponseObject['headers'] = {
+  'Cache-Control': { description: 'Never cached', schema: { type: 'string', const: 'no-store' } },
+};
 
 const scrape: ResponseObject = {
   description: 'The metrics, in the Prometheus text exposition format 0.0.4',
@@ -42,8 +44,14 @@ const metricsPaths: Paths = {
           headers: { 'WWW-Authenticate': { description: 'Bearer realm="metrics"', schema: { type: 'string' } } },
           content: errorBody('AuthenticationError', 'A valid metrics token is required'),
         },
-        '404': { description: 'Metrics are turned off (METRICS_ENABLED=false)', content: errorBody('NotFound', 'Route GET /metrics not found') },
-        '500': { description: 'Collecting a metric failed; details go to the server log only', content: errorBody('ServerError', 'Internal server error') },
+        '404': {
+          description: 'Metrics are turned off (METRICS_ENABLED=false)',
+          content: errorBody('NotFound', 'Route GET /metrics not found'),
+        },
+        '500': {
+          description: 'Collecting a metric failed; details go to the server log only',
+          content: errorBody('ServerError', 'Internal server error'),
+        },
       },
     },
   },

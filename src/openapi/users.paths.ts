@@ -1,7 +1,17 @@
 /** /users: the signed-in user's own account, and account administration for admins. */
 import { SOCIAL_NETWORKS, USER_LIMITS } from '../models/user.model';
 import { USERNAME_PATTERN } from '../validators/user.validators';
-import { BEARER, COMMON_RESPONSES, JSON_BODY_RESPONSES, exampleUser, json, ref, respond, schemaRef, withDatabaseResponses } from './components';
+import {
+  BEARER,
+  COMMON_RESPONSES,
+  JSON_BODY_RESPONSES,
+  exampleUser,
+  json,
+  ref,
+  respond,
+  schemaRef,
+  withDatabaseResponses,
+} from './components';
 import { emailSchema, passwordSchema } from './auth.paths';
 import type { ContractPart, JsonSchema, Paths } from './types';
 
@@ -52,12 +62,16 @@ const userPaths: Paths = {
       tags: ['Users'],
       summary: 'The signed-in user',
       security: BEARER,
-      responses: { '200': userOk('The signed-in user'), '401': ref('responses', 'Unauthenticated'), ...COMMON_RESPONSES },
+      responses: {
+        '200': userOk('The signed-in user'),
+        '401': ref('responses', 'Unauthenticated'),
+        ...COMMON_RESPONSES,
+      },
     },
     put: {
       operationId: 'updateCurrentUser',
       tags: ['Users'],
-      summary: 'Change the signed-in user\'s profile, email or password',
+      summary: "Change the signed-in user's profile, email or password",
       security: BEARER,
       requestBody: {
         required: false,
@@ -75,7 +89,7 @@ const userPaths: Paths = {
     delete: {
       operationId: 'deleteCurrentUser',
       tags: ['Users'],
-      summary: 'Delete the signed-in user\'s account and what it owns',
+      summary: "Delete the signed-in user's account and what it owns",
       security: BEARER,
       responses: { '204': deleted, '401': ref('responses', 'Unauthenticated'), ...COMMON_RESPONSES },
     },
@@ -122,7 +136,7 @@ const userPaths: Paths = {
     delete: {
       operationId: 'deleteUser',
       tags: ['Users'],
-      summary: 'Delete a user\'s account and what it owns (admin)',
+      summary: "Delete a user's account and what it owns (admin)",
       security: BEARER,
       parameters: [ref('parameters', 'UserId')],
       responses: {

@@ -35,7 +35,11 @@ const SIGNATURES: { extension: BannerImage['extension']; mimeType: string; match
     mimeType: 'image/png',
     matches: (bytes) => bytes.subarray(0, 8).equals(Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a])),
   },
-  { extension: 'jpeg', mimeType: 'image/jpeg', matches: (bytes) => bytes.subarray(0, 3).equals(Buffer.from([0xff, 0xd8, 0xff])) },
+  {
+    extension: 'jpeg',
+    mimeType: 'image/jpeg',
+    matches: (bytes) => bytes.subarray(0, 3).equals(Buffer.from([0xff, 0xd8, 0xff])),
+  },
   {
     extension: 'webp',
     mimeType: 'image/webp',
@@ -53,7 +57,8 @@ export async function inspectBannerImage(upload: Buffer): Promise<InspectedBanne
     const image = sharp(upload, { failOn: 'truncated', limitInputPixels: BANNER_LIMITS.pixels });
     const metadata = await image.metadata();
     // The decoder must agree with the signature (a PNG header glued onto something else is not a PNG).
-    if (metadata.format !== signature.extension || !metadata.width || !metadata.height) throw new Error(`decoded as ${metadata.format}`);
+    if (metadata.format !== signature.extension || !metadata.width || !metadata.height)
+      throw new Error(`decoded as ${metadata.format}`);
     // Re-encoding decodes every pixel, which also proves the whole file readable. rotate() applies the EXIF
     // orientation to the pixels, since the tag itself is dropped with the rest of the metadata (sharp keeps none
     // unless asked to).
@@ -62,7 +67,13 @@ export async function inspectBannerImage(upload: Buffer): Promise<InspectedBanne
     else if (signature.extension === 'jpeg') reencoded.jpeg({ quality: LOSSY_QUALITY, mozjpeg: false });
     else reencoded.webp({ quality: LOSSY_QUALITY });
     const { data, info } = await reencoded.toBuffer({ resolveWithObject: true });
-    return { extension: signature.extension, mimeType: signature.mimeType, width: info.width, height: info.height, data };
+    return {
+      extension: signature.extension,
+      mimeType: signature.mimeType,
+      width: info.width,
+      height: info.height,
+      data,
+    };
   } catch (error) {
     if (error instanceof Error && /pixel limit/i.test(error.message)) {
       throw new InvalidImageError(`Banner image must have at most ${BANNER_LIMITS.pixels} pixels`);

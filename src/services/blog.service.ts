@@ -60,7 +60,11 @@ interface BlogServiceDeps {
 }
 
 export function createBlogService({ storage, logger, accounts = createAccountService() }: BlogServiceDeps) {
-  async function storeBanner({ data, image, baseUrl }: BannerInput): Promise<StoredFile & { width: number; height: number }> {
+  async function storeBanner({
+    data,
+    image,
+    baseUrl,
+  }: BannerInput): Promise<StoredFile & { width: number; height: number }> {
     const stored = await storage.save({ data, extension: image.extension, mimeType: image.mimeType, baseUrl });
     return { ...stored, width: image.width, height: image.height };
   }
@@ -70,7 +74,10 @@ export function createBlogService({ storage, logger, accounts = createAccountSer
     try {
       await storage.remove(key);
     } catch (error) {
-      logger.error('could not delete a banner file; it is orphaned', { key, error: error instanceof Error ? error.message : String(error) });
+      logger.error('could not delete a banner file; it is orphaned', {
+        key,
+        error: error instanceof Error ? error.message : String(error),
+      });
     }
   }
 
@@ -113,11 +120,18 @@ export function createBlogService({ storage, logger, accounts = createAccountSer
     });
   }
 
-  async function listBlogs(viewer: Viewer, page: { limit: number; offset: number; authorId?: string }): Promise<BlogPage> {
+  async function listBlogs(
+    viewer: Viewer,
+    page: { limit: number; offset: number; authorId?: string },
+  ): Promise<BlogPage> {
     const filter = { ...visibleTo(viewer), ...(page.authorId ? { author: page.authorId } : {}) };
     const [total, blogs] = await Promise.all([
       BlogModel.countDocuments(filter),
-      BlogModel.find(filter, BLOG_VIEW_FIELDS).sort({ createdAt: -1, _id: -1 }).skip(page.offset).limit(page.limit).lean(),
+      BlogModel.find(filter, BLOG_VIEW_FIELDS)
+        .sort({ createdAt: -1, _id: -1 })
+        .skip(page.offset)
+        .limit(page.limit)
+        .lean(),
     ]);
     return { total, blogs: await present(blogs, viewer) };
   }

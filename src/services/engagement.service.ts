@@ -83,7 +83,11 @@ export function createEngagementService({ blogs, accounts }: EngagementServiceDe
     const blog = await blogs.findVisibleBlog(blogId, viewer);
     const [total, comments] = await Promise.all([
       CommentModel.countDocuments({ blog: blog._id }),
-      CommentModel.find({ blog: blog._id }).sort({ createdAt: -1, _id: -1 }).skip(page.offset).limit(page.limit).populate('author'),
+      CommentModel.find({ blog: blog._id })
+        .sort({ createdAt: -1, _id: -1 })
+        .skip(page.offset)
+        .limit(page.limit)
+        .populate('author'),
     ]);
     return { total, comments: comments.map((comment) => presentComment(comment, viewer)) };
   }
@@ -144,7 +148,16 @@ export function createEngagementService({ blogs, accounts }: EngagementServiceDe
     }
   }
 
-  return { likeBlog, unlikeBlog, addComment, listComments, listAllComments, findComment, deleteComment, deleteEngagementOfUser };
+  return {
+    likeBlog,
+    unlikeBlog,
+    addComment,
+    listComments,
+    listAllComments,
+    findComment,
+    deleteComment,
+    deleteEngagementOfUser,
+  };
 }
 
 export type EngagementService = ReturnType<typeof createEngagementService>;

@@ -73,16 +73,23 @@ export async function reconcileCounters(logger: Logger): Promise<ReconciliationR
   const goneForComments = missing(comments);
   const stillGone = async (ids: string[]) => {
     if (ids.length === 0) return [];
-    const existing = await BlogModel.find({ _id: { $in: ids } }).select('_id').lean();
+    const existing = await BlogModel.find({ _id: { $in: ids } })
+      .select('_id')
+      .lean();
     const present = new Set(existing.map((blog) => String(blog._id)));
     return ids.filter((id) => !present.has(id));
   };
   const [likeBlogs, commentBlogs] = await Promise.all([stillGone(goneForLikes), stillGone(goneForComments)]);
-  const orphanLikesRemoved = likeBlogs.length ? (await LikeModel.deleteMany({ blog: { $in: likeBlogs } })).deletedCount : 0;
-  const orphanCommentsRemoved = commentBlogs.length ? (await CommentModel.deleteMany({ blog: { $in: commentBlogs } })).deletedCount : 0;
+  const orphanLikesRemoved = likeBlogs.length
+    ? (await LikeModel.deleteMany({ blog: { $in: likeBlogs } })).deletedCount
+    : 0;
+  const orphanCommentsRemoved = commentBlogs.length
+    ? (await CommentModel.deleteMany({ blog: { $in: commentBlogs } })).deletedCount
+    : 0;
 
   const report = { blogsChecked, fixes, orphanLikesRemoved, orphanCommentsRemoved };
-  for (const fix of fixes) logger.warn(`reconciliation: blog ${fix.blog} ${fix.counter} was ${fix.from}, records say ${fix.to}: fixed`);
+  for (const fix of fixes)
+    logger.warn(`reconciliation: blog ${fix.blog} ${fix.counter} was ${fix.from}, records say ${fix.to}: fixed`);
   logger.info(
     `reconciliation: ${blogsChecked} blogs checked, ${fixes.length} counters fixed, ` +
       `${orphanLikesRemoved} likes and ${orphanCommentsRemoved} comments of deleted blogs removed`,
@@ -95,7 +102,10 @@ export interface SweepReport {
   removed: string[];
 }
 
-export async function sweepOrphanBanners(storage: BannerStorage, { minAgeMs, logger }: { minAgeMs: number; logger: Logger }): Promise<SweepReport> {
+export async function sweepOrphanBanners(
+  storage: BannerStorage,
+  { minAgeMs, logger }: { minAgeMs: number; logger: Logger },
+): Promise<SweepReport> {
   const files = await storage.list();
   const oldEnough = files.filter((file) => Date.now() - file.storedAt.getTime() >= minAgeMs);
   const removed: string[] = [];
@@ -116,16 +126,23 @@ export async function sweepOrphanBanners(storage: BannerStorage, { minAgeMs, log
 }
 
 /** Both, one after the other; a failure of either is logged, never thrown (for timers). */
-export async function runMaintenance(storage: BannerStorage, options: { minAgeMs: number; logger: Logger }): Promise<void> {
+export async function runMaintenance(
+  storage: BannerStorage,
+  options: { minAgeMs: number; logger: Logger },
+): Promise<void> {
   const { logger } = options;
   try {
     await reconcileCounters(logger);
   } catch (error) {
-    logger.warn('reconciliation failed; the next run tries again', { error: error instanceof Error ? error.message : String(error) });
+    logger.warn('reconciliation failed; the next run tries again', {
+      error: error instanceof Error ? error.message : String(error),
+    });
   }
   try {
     await sweepOrphanBanners(storage, options);
   } catch (error) {
-    logger.warn('orphan sweep failed; the next run tries again', { error: error instanceof Error ? error.message : String(error) });
+    logger.warn('orphan sweep failed; the next run tries again', {
+      error: error instanceof Error ? error.message : String(error),
+    });
   }
 }

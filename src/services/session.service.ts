@@ -79,7 +79,8 @@ export function createSessionService(jwtConfig: Config['jwt']) {
     liveSessionId,
     findSessionOfRefreshToken,
     /** A fresh access token for a session proven by its refresh token. */
-    refreshAccessToken: (session: SessionDocument) => issueAccessToken({ sub: String(session.user), sid: String(session._id) }),
+    refreshAccessToken: (session: SessionDocument) =>
+      issueAccessToken({ sub: String(session.user), sid: String(session._id) }),
     closeSession: async (sessionId: Types.ObjectId) => {
       await SessionModel.deleteOne({ _id: sessionId });
     },

@@ -5,7 +5,14 @@
 import { randomBytes } from 'node:crypto';
 import bcrypt from 'bcrypt';
 import { NotFound, RequestValidationError } from '../errors/http-errors';
-import { SOCIAL_NETWORKS, USER_LIMITS, UserModel, type Role, type SocialNetwork, type UserDocument } from '../models/user.model';
+import {
+  SOCIAL_NETWORKS,
+  USER_LIMITS,
+  UserModel,
+  type Role,
+  type SocialNetwork,
+  type UserDocument,
+} from '../models/user.model';
 import { createConcurrencyLimit, cpuBoundConcurrency } from '../lib/concurrency';
 import { duplicateKeyField } from '../lib/mongo-errors';
 
@@ -60,7 +67,8 @@ export function createUserService(options: { bcryptCost: number }) {
         return await UserModel.create({ ...fields, password, username: usernameCandidate(base, attempt) });
       } catch (error) {
         const field = duplicateUserField(error);
-        if (field === 'email') throw RequestValidationError.forField('email', 'This email is already in use', 'body', fields.email);
+        if (field === 'email')
+          throw RequestValidationError.forField('email', 'This email is already in use', 'body', fields.email);
         if (field !== 'username' || attempt + 1 >= USERNAME_ATTEMPTS) throw error;
       }
     }
@@ -71,7 +79,8 @@ export function createUserService(options: { bcryptCost: number }) {
     return UserModel.findOne({ email }).select('+password');
   }
 
-  const passwordMatches = (user: UserDocument, password: string) => hashing(() => bcrypt.compare(password, user.password));
+  const passwordMatches = (user: UserDocument, password: string) =>
+    hashing(() => bcrypt.compare(password, user.password));
 
   /** Spends the time of a password check for an email without an account (see dummyHash). */
   async function comparePasswordOfUnknownUser(password: string): Promise<void> {
@@ -136,4 +145,3 @@ export type ProfileUpdate = Partial<
 >;
 
 export type UserService = ReturnType<typeof createUserService>;
-

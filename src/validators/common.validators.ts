@@ -23,7 +23,9 @@ export const PAGINATION = {
  * PUT /users/current whose fields are all optional, `[null]` would otherwise pass as an empty update.
  */
 export const jsonObjectBody: ValidationChain = body()
-  .custom((value: unknown) => value === undefined || (typeof value === 'object' && value !== null && !Array.isArray(value)))
+  .custom(
+    (value: unknown) => value === undefined || (typeof value === 'object' && value !== null && !Array.isArray(value)),
+  )
   .withMessage('Request body must be a JSON object');
 
 /** A body field that must be a string when present; trimmed. */

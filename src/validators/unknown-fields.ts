@@ -25,7 +25,10 @@ export function onlyFields(allowed: readonly string[]) {
     // Object.fromEntries defines own properties, so even a field named "__proto__" is reported as sent.
     // The value is never echoed: an unknown field may well be a misnamed secret.
     const errors: Record<string, FieldError> = Object.fromEntries(
-      unknown.map((field) => [field, { type: 'field', value: '', msg: `Unknown field "${field}" (${hint})`, path: field, location: 'body' }]),
+      unknown.map((field) => [
+        field,
+        { type: 'field', value: '', msg: `Unknown field "${field}" (${hint})`, path: field, location: 'body' },
+      ]),
     );
     throw new RequestValidationError(errors);
   };

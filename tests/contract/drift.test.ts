@@ -21,15 +21,21 @@ describe('routes and the OpenAPI document', () => {
     const registered = registeredRoutes(ctx.app).map(({ method, path }) => key(method, path));
     const documented = documentedOperations();
 
-    expect({ missingFromDocument: registered.filter((route) => !documented.includes(route)) }).toEqual({ missingFromDocument: [] });
-    expect({ missingFromApp: documented.filter((operation) => !registered.includes(operation)) }).toEqual({ missingFromApp: [] });
+    expect({ missingFromDocument: registered.filter((route) => !documented.includes(route)) }).toEqual({
+      missingFromDocument: [],
+    });
+    expect({ missingFromApp: documented.filter((operation) => !registered.includes(operation)) }).toEqual({
+      missingFromApp: [],
+    });
     expect(registered.length).toBeGreaterThanOrEqual(13);
   });
 
-  it('places a path with its own server URL at the app\'s root, as /healthz will be', () => {
+  it("places a path with its own server URL at the app's root, as /healthz will be", () => {
     const paths = { '/healthz': { servers: [{ url: '/' }], get: buildOpenApiDocument().paths['/']!.get! } };
     expect(documentedOperations(paths)).toEqual(['GET /healthz']);
-    expect(documentedOperations({ '/users/{userId}': {}, '/': buildOpenApiDocument().paths['/'] })).toEqual(['GET /api/v1/']);
+    expect(documentedOperations({ '/users/{userId}': {}, '/': buildOpenApiDocument().paths['/'] })).toEqual([
+      'GET /api/v1/',
+    ]);
   });
 
   it('reads nested routers and converts :params, so a route added without documentation is caught', () => {
@@ -50,7 +56,15 @@ describe('routes and the OpenAPI document', () => {
   it('serves the blog, like and comment paths in the document', () => {
     const served = Object.keys(buildOpenApiDocument().paths);
     expect(served).toEqual(
-      expect.arrayContaining(['/blogs/', '/blogs/user/{userId}', '/blogs/{slug}', '/blogs/{blogId}', '/likes/blog/{blogId}', '/comments/blog/{blogId}', '/comments/{commentId}']),
+      expect.arrayContaining([
+        '/blogs/',
+        '/blogs/user/{userId}',
+        '/blogs/{slug}',
+        '/blogs/{blogId}',
+        '/likes/blog/{blogId}',
+        '/comments/blog/{blogId}',
+        '/comments/{commentId}',
+      ]),
     );
   });
 });

@@ -43,7 +43,9 @@ describe('the served document', () => {
     //   definition checks the same thing here (the schemas themselves are compiled below);
     // - that edition types `$ref` and server URLs as format "uri", which rejects the relative
     //   references OpenAPI allows (later editions say "uri-reference"), so formats are not checked.
-    const metaSchema = JSON.parse(JSON.stringify(openApi31Schema).replaceAll('"$dynamicRef":"#meta"', '"$ref":"#/$defs/schema"'));
+    const metaSchema = JSON.parse(
+      JSON.stringify(openApi31Schema).replaceAll('"$dynamicRef":"#meta"', '"$ref":"#/$defs/schema"'),
+    );
     const ajv = new Ajv2020({ strict: false, allErrors: true, validateFormats: false });
     const validate = ajv.compile(metaSchema);
     expect(validate(document) ? [] : validate.errors).toEqual([]);
@@ -66,7 +68,8 @@ describe('the served document', () => {
     const problems: string[] = [];
     for (const [name, schema] of Object.entries(document.components.schemas)) {
       const validate = ajv.compile({ $ref: `urn:blog-api:doc#/components/schemas/${name}` });
-      if (schema.example !== undefined && !validate(schema.example)) problems.push(`${name}: ${ajv.errorsText(validate.errors)}`);
+      if (schema.example !== undefined && !validate(schema.example))
+        problems.push(`${name}: ${ajv.errorsText(validate.errors)}`);
     }
     expect(problems).toEqual([]);
   });
@@ -76,17 +79,25 @@ describe('the served document', () => {
     addFormats(ajv);
     ajv.addSchema(document as unknown as object, 'urn:blog-api:doc');
     const problems: string[] = [];
-    const checkContent = (where: string[], content: Record<string, { example?: unknown; examples?: Record<string, { value: unknown }> }> = {}) => {
+    const checkContent = (
+      where: string[],
+      content: Record<string, { example?: unknown; examples?: Record<string, { value: unknown }> }> = {},
+    ) => {
       for (const [mediaType, media] of Object.entries(content)) {
-        const pointer = [...where, 'content', mediaType, 'schema'].map((part) => encodeURIComponent(part.replace(/~/g, '~0').replace(/\//g, '~1'))).join('/');
+        const pointer = [...where, 'content', mediaType, 'schema']
+          .map((part) => encodeURIComponent(part.replace(/~/g, '~0').replace(/\//g, '~1')))
+          .join('/');
         const validate = ajv.compile({ $ref: `urn:blog-api:doc#/${pointer}` });
-        const examples = [media.example, ...Object.values(media.examples ?? {}).map((example) => example.value)].filter((value) => value !== undefined);
+        const examples = [media.example, ...Object.values(media.examples ?? {}).map((example) => example.value)].filter(
+          (value) => value !== undefined,
+        );
         for (const example of examples) {
           if (!validate(example)) problems.push(`${where.join(' ')} ${mediaType}: ${ajv.errorsText(validate.errors)}`);
         }
       }
     };
-    for (const [name, response] of Object.entries(document.components.responses)) checkContent(['components', 'responses', name], response.content);
+    for (const [name, response] of Object.entries(document.components.responses))
+      checkContent(['components', 'responses', name], response.content);
     let checked = 0;
     for (const { template: path, method, operation } of operationsOf(document.paths)) {
       if (operation.requestBody) checkContent(['paths', path, method, 'requestBody'], operation.requestBody.content);
@@ -102,7 +113,10 @@ describe('the served document', () => {
   it('gives every operation a unique operationId, 429 and 500, and a security decision', () => {
     const ids = new Set<string>();
     for (const { template: path, method, operation } of operationsOf(document.paths)) {
-      expect({ at: `${method} ${path}`, unique: !ids.has(operation.operationId) }).toEqual({ at: `${method} ${path}`, unique: true });
+      expect({ at: `${method} ${path}`, unique: !ids.has(operation.operationId) }).toEqual({
+        at: `${method} ${path}`,
+        unique: true,
+      });
       ids.add(operation.operationId);
       // The probes and /metrics at the root run before the rate limit: no 429 there (the probes catch their own failures too).
       const probe = ['/healthz', '/readyz', '/metrics'].includes(path);
@@ -118,7 +132,8 @@ describe('the served document', () => {
 describe('database outages in the contract', () => {
   it('documents 503 ServiceUnavailable with Retry-After on every operation that uses the database, and on no other', () => {
     const document = buildOpenApiDocument();
-    const usesDatabase = (tags: string[] | undefined) => !(tags ?? []).some((tag) => ['Root', 'Operations'].includes(tag));
+    const usesDatabase = (tags: string[] | undefined) =>
+      !(tags ?? []).some((tag) => ['Root', 'Operations'].includes(tag));
     const checked: string[] = [];
     for (const { template, method, operation } of operationsOf(document.paths)) {
       const at = `${method} ${template}`;
@@ -129,7 +144,10 @@ describe('database outages in the contract', () => {
     expect(checked.length).toBeGreaterThan(20);
     const unavailable = document.components.responses.ServiceUnavailable;
     expect(unavailable.headers).toHaveProperty('Retry-After');
-    expect(unavailable.content?.['application/json'].example).toEqual({ code: 'ServiceUnavailable', message: expect.any(String) });
+    expect(unavailable.content?.['application/json'].example).toEqual({
+      code: 'ServiceUnavailable',
+      message: expect.any(String),
+    });
   });
 });
 
@@ -149,13 +167,15 @@ describe('GET /docs', () => {
     expect(response.headers['content-type']).toMatch(/^text\/html/);
     expect(response.text).not.toMatch(/(src|href)="(https?:)?\/\//);
     const assets = [...response.text.matchAll(/(?:src|href)="([^"]+)"/g)].map((match) => match[1]);
-    expect(assets).toEqual(expect.arrayContaining(['/api/v1/docs/assets/swagger-ui-bundle.js', '/api/v1/docs/assets/docs-init.js']));
+    expect(assets).toEqual(
+      expect.arrayContaining(['/api/v1/docs/assets/swagger-ui-bundle.js', '/api/v1/docs/assets/docs-init.js']),
+    );
     for (const asset of assets) {
       expect({ asset, status: (await request(ctx.app).get(asset)).status }).toEqual({ asset, status: 200 });
     }
   });
 
-  it('keeps helmet\'s default policy: scripts only from this origin, no inline script', async () => {
+  it("keeps helmet's default policy: scripts only from this origin, no inline script", async () => {
     const response = await api.get('/docs');
     const policy = String(response.headers['content-security-policy']);
     expect(policy).toContain("script-src 'self'");

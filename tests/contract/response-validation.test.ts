@@ -39,8 +39,12 @@ describe('the response checker', () => {
 
   it('reports a body that lost a required field or gained an unknown one', () => {
     const { email: _email, ...withoutEmail } = user;
-    expect(checker.check(observed({ json: { user: withoutEmail } })).join()).toMatch(/must have required property 'email'/);
-    expect(checker.check(observed({ json: { user: { ...user, password: 'hash' } } })).join()).toMatch(/additional properties/);
+    expect(checker.check(observed({ json: { user: withoutEmail } })).join()).toMatch(
+      /must have required property 'email'/,
+    );
+    expect(checker.check(observed({ json: { user: { ...user, password: 'hash' } } })).join()).toMatch(
+      /additional properties/,
+    );
   });
 
   it('reports an undocumented status', () => {
@@ -50,16 +54,24 @@ describe('the response checker', () => {
   });
 
   it('reports a wrong content type, a missing rate-limit header and a body on a 204', () => {
-    expect(checker.check(observed({ headers: { ...rateLimitHeaders, 'content-type': 'text/plain' } })).join()).toMatch(/content-type "text\/plain"/);
-    expect(checker.check(observed({ headers: { 'content-type': 'application/json' } })).join()).toMatch(/RateLimit-Limit is missing/);
-    expect(checker.check(observed({ method: 'DELETE', status: 204 })).join()).toMatch(/a body was sent where none is documented/);
+    expect(checker.check(observed({ headers: { ...rateLimitHeaders, 'content-type': 'text/plain' } })).join()).toMatch(
+      /content-type "text\/plain"/,
+    );
+    expect(checker.check(observed({ headers: { 'content-type': 'application/json' } })).join()).toMatch(
+      /RateLimit-Limit is missing/,
+    );
+    expect(checker.check(observed({ method: 'DELETE', status: 204 })).join()).toMatch(
+      /a body was sent where none is documented/,
+    );
   });
 
   it('takes literal paths before templates, and checks unknown routes against the error shape', () => {
     expect(checker.matchPath('/api/v1/users/current')).toBe('/users/current');
     expect(checker.matchPath('/api/v1/users/6b03359a24f41420bf3bfc3f')).toBe('/users/{userId}');
     expect(checker.check(observed({ url: '/api/v1/nope', status: 200, json: { ok: true } })).length).toBe(2);
-    expect(checker.check(observed({ url: '/api/v1/nope', status: 404, json: { code: 'NotFound', message: 'x' } }))).toEqual([]);
+    expect(
+      checker.check(observed({ url: '/api/v1/nope', status: 404, json: { code: 'NotFound', message: 'x' } })),
+    ).toEqual([]);
   });
 
   it('exempts only the reference page assets and uploaded files', () => {
@@ -86,7 +98,10 @@ describe('with the blog routes plugged in', () => {
   const merged = new ContractChecker({
     ...checker.document,
     paths: { ...checker.document.paths, ...blogContract.paths },
-    components: { ...checker.document.components, schemas: { ...checker.document.components.schemas, ...blogContract.schemas } },
+    components: {
+      ...checker.document.components,
+      schemas: { ...checker.document.components.schemas, ...blogContract.schemas },
+    },
   });
 
   it('lets the method choose between /blogs/{slug} and /blogs/{blogId}', () => {
@@ -95,7 +110,14 @@ describe('with the blog routes plugged in', () => {
     expect(merged.matchPath('/api/v1/blogs/6b03359a24f41420bf3bfc3f', 'delete')).toBe('/blogs/{blogId}');
     expect(merged.matchPath('/api/v1/blogs/user/6b03359a24f41420bf3bfc3f', 'get')).toBe('/blogs/user/{userId}');
     expect(
-      merged.check(observed({ method: 'DELETE', url: '/api/v1/blogs/6b03359a24f41420bf3bfc3f', status: 204, body: Buffer.alloc(0) })),
+      merged.check(
+        observed({
+          method: 'DELETE',
+          url: '/api/v1/blogs/6b03359a24f41420bf3bfc3f',
+          status: 204,
+          body: Buffer.alloc(0),
+        }),
+      ),
     ).toEqual([]);
   });
 });
@@ -115,7 +137,10 @@ describe('a path documented at the app root (its own server URL)', () => {
   it('is matched outside /api/v1, as /healthz will be', () => {
     const withHealth = new ContractChecker({
       ...checker.document,
-      paths: { ...checker.document.paths, '/healthz': { servers: [{ url: '/' }], get: checker.document.paths['/']!.get! } },
+      paths: {
+        ...checker.document.paths,
+        '/healthz': { servers: [{ url: '/' }], get: checker.document.paths['/']!.get! },
+      },
     });
     expect(withHealth.matchPath('/healthz', 'get')).toBe('/healthz');
     expect(withHealth.matchPath('/api/v1/healthz', 'get')).toBeUndefined();

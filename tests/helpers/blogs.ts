@@ -29,6 +29,7 @@ export async function postBlog(app: Express, admin: SignedInUser, fields: BlogFi
 /** A blog that must be created; fails the test with the answer otherwise. */
 export async function createBlog(app: Express, admin: SignedInUser, fields: BlogFields = {}) {
   const response = await postBlog(app, admin, fields);
-  if (response.status !== 201) throw new Error(`create blog failed: ${response.status} ${JSON.stringify(response.body)}`);
+  if (response.status !== 201)
+    throw new Error(`create blog failed: ${response.status} ${JSON.stringify(response.body)}`);
   return response.body.blog as { _id: string; slug: string; [key: string]: unknown };
 }

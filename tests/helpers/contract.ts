@@ -76,7 +76,9 @@ export class ContractChecker {
    */
   matchPath(path: string, method?: string): string | undefined {
     const candidates = this.templates.filter(({ pattern }) => pattern.test(path));
-    const serving = method ? candidates.find(({ template }) => this.document.paths[template][method as 'get']) : undefined;
+    const serving = method
+      ? candidates.find(({ template }) => this.document.paths[template][method as 'get'])
+      : undefined;
     return (serving ?? candidates[0])?.template;
   }
 
@@ -90,7 +92,9 @@ export class ContractChecker {
 
     const documentedMethod = method === 'head' ? 'get' : method;
     const template = this.matchPath(path, documentedMethod);
-    const operation = template ? (this.document.paths[template][documentedMethod as 'get'] as Operation | undefined) : undefined;
+    const operation = template
+      ? (this.document.paths[template][documentedMethod as 'get'] as Operation | undefined)
+      : undefined;
     if (!template || !operation) return this.checkUnmatched(observed);
 
     const base = ['paths', template, documentedMethod, 'responses'];
@@ -129,7 +133,9 @@ export class ContractChecker {
     const problems: string[] = [];
     for (const [name, declared] of Object.entries(response.headers ?? {})) {
       const header: HeaderObject =
-        '$ref' in declared ? this.document.components.headers[(declared as Reference).$ref.split('/').pop()!] : declared;
+        '$ref' in declared
+          ? this.document.components.headers[(declared as Reference).$ref.split('/').pop()!]
+          : declared;
       const raw = observed.headers[name.toLowerCase()];
       if (raw === undefined) {
         if (header.required) problems.push(`required header ${name} is missing`);
@@ -144,7 +150,9 @@ export class ContractChecker {
   }
 
   private checkBody(response: ResponseObject, responsePointer: string[], observed: ObservedResponse): string[] {
-    const contentType = String(observed.headers['content-type'] ?? '').split(';')[0].trim();
+    const contentType = String(observed.headers['content-type'] ?? '')
+      .split(';')[0]
+      .trim();
     if (!response.content) {
       return observed.body.length > 0 ? [`a body was sent where none is documented (${contentType})`] : [];
     }
@@ -174,7 +182,9 @@ export function takeContractMismatches(): string[] {
 
 type Chunk = string | Buffer | Uint8Array;
 const toBuffer = (chunk: Chunk, encoding?: unknown) =>
-  typeof chunk === 'string' ? Buffer.from(chunk, typeof encoding === 'string' ? (encoding as BufferEncoding) : 'utf8') : Buffer.from(chunk);
+  typeof chunk === 'string'
+    ? Buffer.from(chunk, typeof encoding === 'string' ? (encoding as BufferEncoding) : 'utf8')
+    : Buffer.from(chunk);
 
 /** The body as the client reads it: responses over 1 KB are compressed when the client accepts it (supertest does). */
 function decoded(body: Buffer, encoding: unknown): Buffer {

@@ -35,11 +35,15 @@ export interface FakeCloudinary {
 /** Cloudinary's signing rule: every sent parameter but the signature, api_key and the file, sorted, as k=v joined by "&". */
 export function cloudinarySignature(params: Record<string, string>, apiSecret: string): string {
   const toSign = Object.entries(params)
-    .filter(([key, value]) => !['signature', 'api_key', 'file', 'cloud_name', 'resource_type'].includes(key) && value !== '')
+    .filter(
+      ([key, value]) => !['signature', 'api_key', 'file', 'cloud_name', 'resource_type'].includes(key) && value !== '',
+    )
     .sort(([a], [b]) => a.localeCompare(b))
     .map(([key, value]) => `${key}=${value}`.replace(/&/g, '%26'))
     .join('&');
-  return createHash('sha1').update(toSign + apiSecret).digest('hex');
+  return createHash('sha1')
+    .update(toSign + apiSecret)
+    .digest('hex');
 }
 
 export async function startFakeCloudinary(): Promise<FakeCloudinary> {
@@ -57,11 +61,17 @@ export async function startFakeCloudinary(): Promise<FakeCloudinary> {
     }, ms);
     pending.add(timer);
   };
-  const fake = { uploads: [], destroyed: [], stored: new Set<string>(), storedAt: new Map<string, Date>() } as unknown as FakeCloudinary;
+  const fake = {
+    uploads: [],
+    destroyed: [],
+    stored: new Set<string>(),
+    storedAt: new Map<string, Date>(),
+  } as unknown as FakeCloudinary;
 
   const app = express();
   const form = multer({ storage: multer.memoryStorage() }).single('file');
-  const error = (res: express.Response, status: number, message: string) => res.status(status).json({ error: { message } });
+  const error = (res: express.Response, status: number, message: string) =>
+    res.status(status).json({ error: { message } });
 
   /** Why Cloudinary would refuse a signed call: a wrong key or signature, or a timestamp over an hour old. */
   function refusalOf(req: express.Request): [number, string] | undefined {
@@ -101,7 +111,11 @@ export async function startFakeCloudinary(): Promise<FakeCloudinary> {
       // stored at once, whatever happens to the client; only the answer comes late
       store();
       later(modeDelayMs, () => {
-        if (!res.destroyed) res.json({ public_id: publicId, secure_url: `https://res.cloudinary.com/${cloudName}/image/upload/v1/${publicId}.png` });
+        if (!res.destroyed)
+          res.json({
+            public_id: publicId,
+            secure_url: `https://res.cloudinary.com/${cloudName}/image/upload/v1/${publicId}.png`,
+          });
       });
       return;
     }
@@ -139,7 +153,10 @@ export async function startFakeCloudinary(): Promise<FakeCloudinary> {
     const prefix = String(req.query.prefix ?? '');
     const resources = [...fake.stored]
       .filter((publicId) => publicId.startsWith(prefix))
-      .map((publicId) => ({ public_id: publicId, created_at: (fake.storedAt.get(publicId) ?? new Date()).toISOString() }));
+      .map((publicId) => ({
+        public_id: publicId,
+        created_at: (fake.storedAt.get(publicId) ?? new Date()).toISOString(),
+      }));
     res.json({ resources });
   });
 

@@ -33,7 +33,12 @@ export async function registerUser(
     .post('/api/v1/auth/register')
     .send({ email: fields.email ?? uniqueEmail(), password, ...(fields.role ? { role: fields.role } : {}) });
   if (response.status !== 201) throw new Error(`register failed: ${response.status} ${JSON.stringify(response.body)}`);
-  return { accessToken: response.body.accessToken, refreshCookie: refreshCookieOf(response), user: response.body.user, password };
+  return {
+    accessToken: response.body.accessToken,
+    refreshCookie: refreshCookieOf(response),
+    user: response.body.user,
+    password,
+  };
 }
 
 /** An admin: the test environment whitelists admin@example.com; other admins need ADMIN_EMAILS overrides. */

@@ -27,11 +27,13 @@ beforeAll(async () => {
 afterAll(() => ctx.close());
 
 const api = agent(() => ctx.app);
-const call = (method: string, url: string) => (request(ctx.app) as unknown as Record<string, (url: string) => request.Test>)[method](url);
+const call = (method: string, url: string) =>
+  (request(ctx.app) as unknown as Record<string, (url: string) => request.Test>)[method](url);
 
 describe('every admin operation of the contract, as a regular user', () => {
   const adminOperations = operationsOf(buildOpenApiDocument().paths).filter(
-    ({ operation }) => (operation.responses['403'] as { $ref?: string } | undefined)?.$ref === '#/components/responses/Forbidden',
+    ({ operation }) =>
+      (operation.responses['403'] as { $ref?: string } | undefined)?.$ref === '#/components/responses/Forbidden',
   );
 
   it('finds the admin operations in the contract', () => {
@@ -51,7 +53,9 @@ describe('every admin operation of the contract, as a regular user', () => {
     async (method, fullPath) => {
       const url = fullPath.replace('{blogId}', published._id).replace('{userId}', admin.user._id);
       const response = await expectDatabaseUnchanged(() =>
-        call(method.toLowerCase(), url).set(bearer(reader)).send(method === 'GET' || method === 'DELETE' ? undefined : { title: 'Owned', role: 'admin' }),
+        call(method.toLowerCase(), url)
+          .set(bearer(reader))
+          .send(method === 'GET' || method === 'DELETE' ? undefined : { title: 'Owned', role: 'admin' }),
       );
       expectCleanRefusal(response, 403);
       expect(response.body.code).toBe('AuthorizationError');
@@ -67,10 +71,11 @@ describe('every admin operation of the contract, as a regular user', () => {
 });
 
 describe('comments', () => {
-  it('a user cannot delete another user\'s comment; its author and an admin can', async () => {
+  it("a user cannot delete another user's comment; its author and an admin can", async () => {
     const author = await registerUser(ctx.app);
     const commentOn = async () =>
-      (await api.as(author).post(`/comments/blog/${published._id}`).send({ content: 'Mine' }).expect(201)).body.comment._id as string;
+      (await api.as(author).post(`/comments/blog/${published._id}`).send({ content: 'Mine' }).expect(201)).body.comment
+        ._id as string;
     const commentId = await commentOn();
 
     const response = await expectDatabaseUnchanged(() => api.as(reader).delete(`/comments/${commentId}`));
@@ -102,7 +107,9 @@ describe('drafts, for a regular user, on every path that reads or touches a blog
   ])('%s %s answers 404, counts no view and changes nothing', async (method, url) => {
     // only a comment takes a body: any other route refuses unknown fields with 400 before looking for the blog
     const body = url().includes('/comments/') && method === 'POST' ? { content: 'Peek' } : undefined;
-    const response = await expectDatabaseUnchanged(() => call(method.toLowerCase(), url()).set(bearer(reader)).send(body));
+    const response = await expectDatabaseUnchanged(() =>
+      call(method.toLowerCase(), url()).set(bearer(reader)).send(body),
+    );
     expectCleanRefusal(response, 404);
     expect(response.text).not.toContain('A secret draft');
   });
@@ -116,7 +123,7 @@ const decode = (token: string) => jwt.decode(token) as { sub: string; sid: strin
 const currentUserWith = (token: string) => api.get('/users/current').set('Authorization', `Bearer ${token}`);
 
 describe('token forgeries', () => {
-  it('refuses a token whose payload was changed (another user\'s id), its signature left as it was', async () => {
+  it("refuses a token whose payload was changed (another user's id), its signature left as it was", async () => {
     const attacker = await registerUser(ctx.app);
     const [header, , signature] = attacker.accessToken.split('.');
     const claims = { ...decode(attacker.accessToken), sub: admin.user._id };
@@ -133,20 +140,28 @@ describe('token forgeries', () => {
       jwt.sign({ sid: claims.sid }, 'secret', { algorithm: 'HS256', subject: claims.sub }),
       jwt.sign({ sid: claims.sid }, '', { algorithm: 'none', subject: claims.sub }),
     ]) {
-      const response = await expectDatabaseUnchanged(() => api.delete(`/users/${reader.user._id}`).set('Authorization', `Bearer ${forged}`));
+      const response = await expectDatabaseUnchanged(() =>
+        api.delete(`/users/${reader.user._id}`).set('Authorization', `Bearer ${forged}`),
+      );
       expectCleanRefusal(response, 401);
     }
   });
 
-  it('refuses the other sessions\' tokens after a password change, access and refresh alike', async () => {
+  it("refuses the other sessions' tokens after a password change, access and refresh alike", async () => {
     const password = 'password123';
     const owner = await registerUser(ctx.app, { password });
-    const stolen = (await api.post('/auth/login').send({ email: owner.user.email, password }).expect(200)).body.accessToken as string;
-    const stolenCookie = (await api.post('/auth/login').send({ email: owner.user.email, password }).expect(200)).headers['set-cookie'][0].split(';')[0];
+    const stolen = (await api.post('/auth/login').send({ email: owner.user.email, password }).expect(200)).body
+      .accessToken as string;
+    const stolenCookie = (
+      await api.post('/auth/login').send({ email: owner.user.email, password }).expect(200)
+    ).headers['set-cookie'][0].split(';')[0];
     await api.as(owner).put('/users/current').send({ password: 'a-new-password' }).expect(200);
 
     expectCleanRefusal(await expectDatabaseUnchanged(() => currentUserWith(stolen)), 401);
-    expectCleanRefusal(await expectDatabaseUnchanged(() => api.post('/auth/refresh-token').set('Cookie', stolenCookie)), 401);
+    expectCleanRefusal(
+      await expectDatabaseUnchanged(() => api.post('/auth/refresh-token').set('Cookie', stolenCookie)),
+      401,
+    );
     // the session that changed it goes on
     expect((await currentUserWith(owner.accessToken)).status).toBe(200);
   });
@@ -155,23 +170,31 @@ describe('token forgeries', () => {
     const owner = await registerUser(ctx.app);
     await api.as(owner).delete('/users/current').expect(204);
     expectCleanRefusal(await expectDatabaseUnchanged(() => currentUserWith(owner.accessToken)), 401);
-    expectCleanRefusal(await expectDatabaseUnchanged(() => api.post('/auth/refresh-token').set('Cookie', owner.refreshCookie)), 401);
+    expectCleanRefusal(
+      await expectDatabaseUnchanged(() => api.post('/auth/refresh-token').set('Cookie', owner.refreshCookie)),
+      401,
+    );
   });
 
   it('refuses a refresh cookie replayed after logout, and a second logout with it', async () => {
     const owner = await registerUser(ctx.app);
     await api.as(owner).post('/auth/logout').set('Cookie', owner.refreshCookie).expect(200);
-    expectCleanRefusal(await expectDatabaseUnchanged(() => api.post('/auth/refresh-token').set('Cookie', owner.refreshCookie)), 401);
+    expectCleanRefusal(
+      await expectDatabaseUnchanged(() => api.post('/auth/refresh-token').set('Cookie', owner.refreshCookie)),
+      401,
+    );
     expectCleanRefusal(
       await expectDatabaseUnchanged(() => api.as(owner).post('/auth/logout').set('Cookie', owner.refreshCookie)),
       401,
     );
   });
 
-  it('refuses to log out another user\'s session with one\'s own access token', async () => {
+  it("refuses to log out another user's session with one's own access token", async () => {
     const victim = await registerUser(ctx.app);
     const attacker = await registerUser(ctx.app);
-    const response = await expectDatabaseUnchanged(() => api.as(attacker).post('/auth/logout').set('Cookie', victim.refreshCookie));
+    const response = await expectDatabaseUnchanged(() =>
+      api.as(attacker).post('/auth/logout').set('Cookie', victim.refreshCookie),
+    );
     expectCleanRefusal(response, 401);
     expect((await api.post('/auth/refresh-token').set('Cookie', victim.refreshCookie)).status).toBe(200);
   });

@@ -27,13 +27,20 @@ afterAll(() => ctx.close());
 
 /** An app with its own (fresh) failure counts; proxies trusted so that each attempt can claim its own address. */
 const appWith = (env: Record<string, string> = {}) =>
-  ctx.buildApp({ LOGIN_MAX_FAILURES_PER_ACCOUNT: '3', LOGIN_MAX_FAILURES_PER_IP: '1000', LOGIN_FAILURE_WINDOW: '15m', TRUST_PROXY: 'true', ...env }).app;
+  ctx.buildApp({
+    LOGIN_MAX_FAILURES_PER_ACCOUNT: '3',
+    LOGIN_MAX_FAILURES_PER_IP: '1000',
+    LOGIN_FAILURE_WINDOW: '15m',
+    TRUST_PROXY: 'true',
+    ...env,
+  }).app;
 
 let address = 0;
 const nextAddress = () => `203.0.113.${(address++ % 250) + 1}`;
 const login = (app: Express, email: string, password: string, from = nextAddress()) =>
   agent(app).post('/auth/login').set('X-Forwarded-For', from).send({ email, password });
-const wrongPassword = (app: Express, user = victim, from?: string) => login(app, user.user.email, 'not-the-password', from);
+const wrongPassword = (app: Express, user = victim, from?: string) =>
+  login(app, user.user.email, 'not-the-password', from);
 
 function expectThrottled(response: request.Response, windowSeconds: number) {
   expectCleanRefusal(response, 429);
@@ -46,11 +53,24 @@ function expectThrottled(response: request.Response, windowSeconds: number) {
 
 describe('settings', () => {
   it('defaults to 10 failures per account and 100 per IP in 15 minutes, and refuses values that are not positive', () => {
-    expect(loadConfig({ NODE_ENV: 'test' }).config.loginThrottle).toEqual({ maxFailuresPerAccount: 10, maxFailuresPerIp: 100, windowMs: 15 * 60_000 });
+    expect(loadConfig({ NODE_ENV: 'test' }).config.loginThrottle).toEqual({
+      maxFailuresPerAccount: 10,
+      maxFailuresPerIp: 100,
+      windowMs: 15 * 60_000,
+    });
     expect(
-      loadConfig({ NODE_ENV: 'test', LOGIN_MAX_FAILURES_PER_ACCOUNT: '5', LOGIN_MAX_FAILURES_PER_IP: '50', LOGIN_FAILURE_WINDOW: '1h' }).config.loginThrottle,
+      loadConfig({
+        NODE_ENV: 'test',
+        LOGIN_MAX_FAILURES_PER_ACCOUNT: '5',
+        LOGIN_MAX_FAILURES_PER_IP: '50',
+        LOGIN_FAILURE_WINDOW: '1h',
+      }).config.loginThrottle,
     ).toEqual({ maxFailuresPerAccount: 5, maxFailuresPerIp: 50, windowMs: 3_600_000 });
-    for (const [name, value] of [['LOGIN_MAX_FAILURES_PER_ACCOUNT', '0'], ['LOGIN_MAX_FAILURES_PER_IP', 'many'], ['LOGIN_FAILURE_WINDOW', 'soon']]) {
+    for (const [name, value] of [
+      ['LOGIN_MAX_FAILURES_PER_ACCOUNT', '0'],
+      ['LOGIN_MAX_FAILURES_PER_IP', 'many'],
+      ['LOGIN_FAILURE_WINDOW', 'soon'],
+    ]) {
       expect(() => loadConfig({ NODE_ENV: 'test', [name]: value })).toThrow(new RegExp(`^${name}: `));
     }
   });
@@ -70,7 +90,8 @@ describe('per account', () => {
   it('counts the account whatever the case or spaces of the email', async () => {
     const app = appWith();
     const email = victim.user.email;
-    for (const variant of [email.toUpperCase(), ` ${email}`, email]) expect((await login(app, variant, 'wrong-password')).status).toBe(400);
+    for (const variant of [email.toUpperCase(), ` ${email}`, email])
+      expect((await login(app, variant, 'wrong-password')).status).toBe(400);
     expectThrottled(await login(app, email.toUpperCase(), 'wrong-password'), 15 * 60);
   });
 
@@ -122,11 +143,12 @@ describe('per IP', () => {
     expect((await login(app, accounts[0].user.email, accounts[0].password)).status).toBe(200);
   });
 
-  it('does not count successful logins, nor clear the address\'s count with one', async () => {
+  it("does not count successful logins, nor clear the address's count with one", async () => {
     const app = appWith({ LOGIN_MAX_FAILURES_PER_IP: '3' });
     const from = nextAddress();
     const own = await registerUser(ctx.app);
-    for (let attempt = 0; attempt < 5; attempt++) expect((await login(app, own.user.email, own.password, from)).status).toBe(200);
+    for (let attempt = 0; attempt < 5; attempt++)
+      expect((await login(app, own.user.email, own.password, from)).status).toBe(200);
     for (let attempt = 0; attempt < 2; attempt++) {
       expect((await login(app, uniqueEmail('nobody'), 'whatever-password', from)).status).toBe(404);
       expect((await login(app, own.user.email, own.password, from)).status).toBe(200);
@@ -139,7 +161,7 @@ describe('per IP', () => {
 describe('an unknown email', () => {
   afterEach(() => jest.restoreAllMocks());
 
-  it('answers the spec\'s 404 after a password check as costly as a wrong password\'s', async () => {
+  it("answers the spec's 404 after a password check as costly as a wrong password's", async () => {
     const compare = jest.spyOn(bcrypt, 'compare');
     const app = appWith();
 
@@ -181,7 +203,11 @@ describe('with the shared Redis store', () => {
     });
 
   it('fails open when Redis is unreachable: logins go on being answered, never 429 or 500', async () => {
-    const client = await openRedis({ url: `redis://127.0.0.1:${await closedPort()}`, logger: ctx.logger, readyTimeoutMs: 200 });
+    const client = await openRedis({
+      url: `redis://127.0.0.1:${await closedPort()}`,
+      logger: ctx.logger,
+      readyTimeoutMs: 200,
+    });
     try {
       const app = instance(client, 'down:');
       for (let attempt = 0; attempt < 5; attempt++) expect((await wrongPassword(app)).status).toBe(400);
@@ -191,27 +217,30 @@ describe('with the shared Redis store', () => {
     }
   });
 
-  (redisServerInstalled() ? it : it.skip)('shares the counts between instances, and a success on one clears them for all', async () => {
-    const redis = await startRedisServer();
-    const client = await openRedis({ url: redis.url, logger: ctx.logger });
-    try {
-      const first = instance(client, 'shared:');
-      const second = instance(client, 'shared:');
-      expect((await wrongPassword(first)).status).toBe(400);
-      expect((await wrongPassword(second)).status).toBe(400);
-      expect((await wrongPassword(first)).status).toBe(400);
-      expectThrottled(await wrongPassword(second), 15 * 60);
-      expectThrottled(await login(first, victim.user.email, victim.password), 15 * 60);
+  (redisServerInstalled() ? it : it.skip)(
+    'shares the counts between instances, and a success on one clears them for all',
+    async () => {
+      const redis = await startRedisServer();
+      const client = await openRedis({ url: redis.url, logger: ctx.logger });
+      try {
+        const first = instance(client, 'shared:');
+        const second = instance(client, 'shared:');
+        expect((await wrongPassword(first)).status).toBe(400);
+        expect((await wrongPassword(second)).status).toBe(400);
+        expect((await wrongPassword(first)).status).toBe(400);
+        expectThrottled(await wrongPassword(second), 15 * 60);
+        expectThrottled(await login(first, victim.user.email, victim.password), 15 * 60);
 
-      // a success on one instance clears the account's count on every instance
-      const other = await registerUser(ctx.app);
-      for (let attempt = 0; attempt < 2; attempt++) expect((await wrongPassword(first, other)).status).toBe(400);
-      expect((await login(second, other.user.email, other.password)).status).toBe(200);
-      for (let attempt = 0; attempt < 3; attempt++) expect((await wrongPassword(first, other)).status).toBe(400);
-      expectThrottled(await wrongPassword(second, other), 15 * 60);
-    } finally {
-      await closeRedis(client);
-      await redis.stop();
-    }
-  });
+        // a success on one instance clears the account's count on every instance
+        const other = await registerUser(ctx.app);
+        for (let attempt = 0; attempt < 2; attempt++) expect((await wrongPassword(first, other)).status).toBe(400);
+        expect((await login(second, other.user.email, other.password)).status).toBe(200);
+        for (let attempt = 0; attempt < 3; attempt++) expect((await wrongPassword(first, other)).status).toBe(400);
+        expectThrottled(await wrongPassword(second, other), 15 * 60);
+      } finally {
+        await closeRedis(client);
+        await redis.stop();
+      }
+    },
+  );
 });

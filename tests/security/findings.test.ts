@@ -44,7 +44,7 @@ function appWithLog() {
 const unexpectedErrors = (log: ReturnType<typeof captureLog>) =>
   log.entries().filter((entry) => entry.level === 'error' || /unexpected/.test(String(entry.message)));
 
-describe('client mistakes answer 4xx in the spec\'s shape, never 500, and log no error', () => {
+describe("client mistakes answer 4xx in the spec's shape, never 500, and log no error", () => {
   it.each([
     ['gzip', Buffer.from('{"email":"a@b.co","password":"password123"}')],
     ['deflate', Buffer.from('not deflated at all')],
@@ -52,7 +52,12 @@ describe('client mistakes answer 4xx in the spec\'s shape, never 500, and log no
   ])('a body that says Content-Encoding: %s and is not: 400 BadRequest', async (encoding, body) => {
     const { app, log } = appWithLog();
     const response = await expectDatabaseUnchanged(() =>
-      agent(app).post('/auth/login').set('Content-Type', 'application/json').set('Content-Encoding', encoding).serialize(raw).send(body),
+      agent(app)
+        .post('/auth/login')
+        .set('Content-Type', 'application/json')
+        .set('Content-Encoding', encoding)
+        .serialize(raw)
+        .send(body),
     );
     expectCleanRefusal(response, 400);
     expect(response.body.code).toBe('BadRequest');
@@ -73,23 +78,31 @@ describe('client mistakes answer 4xx in the spec\'s shape, never 500, and log no
   it('a body really gzipped is still read', async () => {
     const signedIn = await registerUser(ctx.app);
     const body = gzipSync(JSON.stringify({ email: signedIn.user.email, password: signedIn.password }));
-    const response = await api.post('/auth/login').set('Content-Type', 'application/json').set('Content-Encoding', 'gzip').serialize(raw).send(body);
+    const response = await api
+      .post('/auth/login')
+      .set('Content-Type', 'application/json')
+      .set('Content-Encoding', 'gzip')
+      .serialize(raw)
+      .send(body);
     expect(response.body).toMatchObject({ user: { email: signedIn.user.email } });
   });
 
   it.each([
     ['an array', (depth: number) => `${'['.repeat(depth)}${']'.repeat(depth)}`],
     ['an object', (depth: number) => `${'{"a":'.repeat(depth)}1${'}'.repeat(depth)}`],
-  ])('a field nested 5,000 levels deep as %s: 400 ValidationError, its value echoed cut short', async (_kind, nested) => {
-    const { app, log } = appWithLog();
-    const body = `{"email":${nested(5000)},"password":"password123"}`;
-    const response = await agent(app).post('/auth/login').set('Content-Type', 'application/json').send(body);
-    expectCleanRefusal(response, 400);
-    expect(response.body.errors.email).toMatchObject({ path: 'email', location: 'body' });
-    expect(response.body.errors.email.value.length).toBeLessThanOrEqual(ECHO_LIMITS.characters + 1);
-    await settle();
-    expect(unexpectedErrors(log)).toEqual([]);
-  });
+  ])(
+    'a field nested 5,000 levels deep as %s: 400 ValidationError, its value echoed cut short',
+    async (_kind, nested) => {
+      const { app, log } = appWithLog();
+      const body = `{"email":${nested(5000)},"password":"password123"}`;
+      const response = await agent(app).post('/auth/login').set('Content-Type', 'application/json').send(body);
+      expectCleanRefusal(response, 400);
+      expect(response.body.errors.email).toMatchObject({ path: 'email', location: 'body' });
+      expect(response.body.errors.email.value.length).toBeLessThanOrEqual(ECHO_LIMITS.characters + 1);
+      await settle();
+      expect(unexpectedErrors(log)).toEqual([]);
+    },
+  );
 
   it('a deep value in a profile update: 400, nothing changed', async () => {
     const signedIn = await registerUser(ctx.app);
@@ -102,7 +115,9 @@ describe('client mistakes answer 4xx in the spec\'s shape, never 500, and log no
   });
 
   it('echoes a long refused value only in part', async () => {
-    const response = await api.post('/auth/register').send({ email: `${'a'.repeat(60_000)}@example.com`, password: 'password123' });
+    const response = await api
+      .post('/auth/register')
+      .send({ email: `${'a'.repeat(60_000)}@example.com`, password: 'password123' });
     expectCleanRefusal(response, 400);
     expect(response.body.errors.email.value).toBe(`${'a'.repeat(ECHO_LIMITS.characters)}…`);
   });
@@ -134,8 +149,11 @@ describe('client mistakes answer 4xx in the spec\'s shape, never 500, and log no
 describe('error bodies', () => {
   afterEach(() => jest.restoreAllMocks());
 
-  it('carry neither a stack nor the driver\'s message when the database fails a query', async () => {
-    const driverError = new mongoose.mongo.MongoServerError({ errmsg: 'BadValue: internal detail of db-7.internal:27017, collection blog.users', code: 2 });
+  it("carry neither a stack nor the driver's message when the database fails a query", async () => {
+    const driverError = new mongoose.mongo.MongoServerError({
+      errmsg: 'BadValue: internal detail of db-7.internal:27017, collection blog.users',
+      code: 2,
+    });
     jest.spyOn(UserModel, 'countDocuments').mockImplementation(() => {
       throw driverError;
     });
@@ -147,8 +165,9 @@ describe('error bodies', () => {
 });
 
 describe('public URLs come from the configuration only', () => {
-  it('stores a banner URL on PUBLIC_URL whatever Host the admin\'s request names', async () => {
-    const response = await api.as(admin)
+  it("stores a banner URL on PUBLIC_URL whatever Host the admin's request names", async () => {
+    const response = await api
+      .as(admin)
       .post('/blogs/')
       .set('Host', 'evil.example')
       .set('X-Forwarded-Host', 'evil.example')
@@ -156,11 +175,15 @@ describe('public URLs come from the configuration only', () => {
       .field('content', '<p>x</p>')
       .attach('banner_image', await makeImage('png'), 'banner.png');
     expect(response.status).toBe(201);
-    expect(response.body.blog.banner.url).toMatch(new RegExp(`^${ctx.config.publicUrl}/uploads/banners/[a-f0-9]{24}\\.png$`));
-    expect(JSON.stringify(await mongoose.connection.db!.collection('blogs').find().toArray())).not.toContain('evil.example');
+    expect(response.body.blog.banner.url).toMatch(
+      new RegExp(`^${ctx.config.publicUrl}/uploads/banners/[a-f0-9]{24}\\.png$`),
+    );
+    expect(JSON.stringify(await mongoose.connection.db!.collection('blogs').find().toArray())).not.toContain(
+      'evil.example',
+    );
   });
 
-  it('builds the root\'s docs link on PUBLIC_URL in production, not on the Host header', async () => {
+  it("builds the root's docs link on PUBLIC_URL in production, not on the Host header", async () => {
     const production = ctx.buildApp({
       NODE_ENV: 'production',
       MONGODB_URI: 'mongodb://unused.invalid/',
@@ -168,7 +191,10 @@ describe('public URLs come from the configuration only', () => {
       BCRYPT_COST: '10',
       TRUST_PROXY: 'true',
     });
-    const response = await agent(production.app).get('/').set('Host', 'evil.example').set('X-Forwarded-Host', 'evil.example');
+    const response = await agent(production.app)
+      .get('/')
+      .set('Host', 'evil.example')
+      .set('X-Forwarded-Host', 'evil.example');
     expect(response.body.docs).toBe('https://blog.example.com/api/v1/docs');
   });
 
@@ -194,9 +220,19 @@ const SCRIPT = '<script>alert(document.cookie)</script>';
 
 describe('banners are re-encoded: only the pixels are stored and served', () => {
   it.each([
-    ['a script in a PNG text chunk', async () => withChunk(await makeImage('png'), 'tEXt', Buffer.from(`Comment\0${SCRIPT}`, 'latin1'))],
+    [
+      'a script in a PNG text chunk',
+      async () => withChunk(await makeImage('png'), 'tEXt', Buffer.from(`Comment\0${SCRIPT}`, 'latin1')),
+    ],
     ['a script after IEND', async () => Buffer.concat([await makeImage('png'), Buffer.from(SCRIPT)])],
-    ['a script in a JPEG\'s EXIF', async () => sharp(await makeImage('jpeg')).jpeg().withExif({ IFD0: { ImageDescription: SCRIPT } }).toBuffer()],
+    [
+      "a script in a JPEG's EXIF",
+      async () =>
+        sharp(await makeImage('jpeg'))
+          .jpeg()
+          .withExif({ IFD0: { ImageDescription: SCRIPT } })
+          .toBuffer(),
+    ],
     ['a script after a WebP', async () => Buffer.concat([await makeImage('webp'), Buffer.from(SCRIPT)])],
   ])('%s is gone from the stored file, which still shows the picture', async (_label, make) => {
     const upload = await make();
@@ -226,7 +262,10 @@ describe('banners are re-encoded: only the pixels are stored and served', () => 
 
   it('applies the EXIF orientation to the pixels before dropping the tag (a portrait stays portrait)', async () => {
     // 64 x 48 pixels stored landscape, tagged "rotate 90°" (orientation 6): the picture is 48 x 64
-    const upload = await sharp(await makeImage('jpeg')).jpeg().withMetadata({ orientation: 6 }).toBuffer();
+    const upload = await sharp(await makeImage('jpeg'))
+      .jpeg()
+      .withMetadata({ orientation: 6 })
+      .toBuffer();
     const blog = await createBlog(ctx.app, admin, { banner: upload });
     expect(blog.banner).toMatchObject({ width: 48, height: 64 });
     const metadata = await sharp(readFileSync(storedFileOf((blog.banner as { url: string }).url))).metadata();
@@ -250,7 +289,7 @@ describe('offset is bounded', () => {
     },
   );
 
-  it('is documented, with its maximum, on the contract\'s offset parameter', async () => {
+  it("is documented, with its maximum, on the contract's offset parameter", async () => {
     const document = (await api.get('/openapi.json')).body;
     expect(document.components.parameters.Offset.schema.maximum).toBe(PAGINATION.maxOffset);
     expect(document.components.parameters.Offset.description).toContain(String(PAGINATION.maxOffset));
@@ -265,7 +304,9 @@ describe('usernames are unique whatever their case', () => {
     expect((await api.as(first).put('/users/current').send({ username: taken.toLowerCase() })).status).toBe(200);
 
     for (const variant of [taken.toUpperCase(), taken, taken.toLowerCase()]) {
-      const response = await expectDatabaseUnchanged(() => api.as(second).put('/users/current').send({ username: variant }));
+      const response = await expectDatabaseUnchanged(() =>
+        api.as(second).put('/users/current').send({ username: variant }),
+      );
       expectCleanRefusal(response, 400);
       expect(response.body.errors.username).toMatchObject({ path: 'username', msg: 'This username is already in use' });
     }
@@ -285,7 +326,15 @@ describe('usernames are unique whatever their case', () => {
     const legacyId = new mongoose.Types.ObjectId();
     const twinId = new mongoose.Types.ObjectId();
     const now = new Date();
-    const legacy = { username: 'Legacy', email: 'legacy@example.com', password: 'x', role: 'user', deletingAt: null, createdAt: now, updatedAt: now };
+    const legacy = {
+      username: 'Legacy',
+      email: 'legacy@example.com',
+      password: 'x',
+      role: 'user',
+      deletingAt: null,
+      createdAt: now,
+      updatedAt: now,
+    };
     // records written before usernameKey existed, one pair differing only in case
     await UserModel.collection.insertMany([
       { _id: legacyId, ...legacy },
@@ -297,7 +346,9 @@ describe('usernames are unique whatever their case', () => {
     const keys = await UserModel.collection.find({ _id: { $in: [legacyId, twinId] } }).toArray();
     // sort() puts undefined last
     expect(keys.map((user) => user.usernameKey).sort()).toEqual(['legacy', undefined]);
-    expect(log.entries()).toContainEqual(expect.objectContaining({ level: 'warn', message: expect.stringContaining('only in case') }));
+    expect(log.entries()).toContainEqual(
+      expect.objectContaining({ level: 'warn', message: expect.stringContaining('only in case') }),
+    );
 
     const newcomer = await registerUser(ctx.app);
     const response = await api.as(newcomer).put('/users/current').send({ username: 'legacy' });

@@ -27,7 +27,8 @@ beforeAll(async () => {
 afterAll(() => ctx.close());
 
 const api = agent(() => ctx.app);
-const call = (method: string, url: string) => (request(ctx.app) as unknown as Record<string, (url: string) => request.Test>)[method](url);
+const call = (method: string, url: string) =>
+  (request(ctx.app) as unknown as Record<string, (url: string) => request.Test>)[method](url);
 const prototypeIsClean = () => {
   const probe: Record<string, unknown> = {};
   expect(probe.polluted).toBeUndefined();
@@ -121,7 +122,10 @@ const OPERATOR_VALUES: Array<[string, unknown]> = [
 /** Every JSON-bodied operation of the contract, a valid body for it, and how to call it. */
 const jsonOperations = () => {
   const fieldsOf = (operation: { requestBody?: { content: Record<string, { schema: JsonSchema }> } }) =>
-    Object.keys((operation.requestBody?.content['application/json']?.schema as { properties?: object } | undefined)?.properties ?? {});
+    Object.keys(
+      (operation.requestBody?.content['application/json']?.schema as { properties?: object } | undefined)?.properties ??
+        {},
+    );
   return operationsOf(buildOpenApiDocument().paths)
     .filter(({ operation }) => fieldsOf(operation).length > 0)
     .map(({ method, template, fullPath, operation }) => ({ method, template, fullPath, fields: fieldsOf(operation) }));
@@ -150,38 +154,52 @@ describe('operator objects, $ and dotted keys, prototype pollution in every JSON
     fields.map((field) => [`${method.toUpperCase()} ${template}`, field, method, fullPath] as const),
   );
 
-  it.each(cases)('%s: %s as an operator object, dotted key, array, __proto__ or non-string is refused with 400, nothing changed', async (_name, field, method, fullPath) => {
-    const url = fullPath.replace('{blogId}', blog._id);
-    const template = fullPath.replace('/api/v1', '');
-    await expectDatabaseUnchanged(async () => {
-      for (const [label, value] of OPERATOR_VALUES) {
-        const response = await call(method, url).set(bearer(member)).send({ ...validBodies[template](), [field]: value });
-        expect({ label, status: response.status }).toEqual({ label, status: 400 });
-        expectCleanRefusal(response, 400);
-      }
-    });
-    prototypeIsClean();
-  });
+  it.each(cases)(
+    '%s: %s as an operator object, dotted key, array, __proto__ or non-string is refused with 400, nothing changed',
+    async (_name, field, method, fullPath) => {
+      const url = fullPath.replace('{blogId}', blog._id);
+      const template = fullPath.replace('/api/v1', '');
+      await expectDatabaseUnchanged(async () => {
+        for (const [label, value] of OPERATOR_VALUES) {
+          const response = await call(method, url)
+            .set(bearer(member))
+            .send({ ...validBodies[template](), [field]: value });
+          expect({ label, status: response.status }).toEqual({ label, status: 400 });
+          expectCleanRefusal(response, 400);
+        }
+      });
+      prototypeIsClean();
+    },
+  );
 
-  it.each(Object.keys(validBodies))('%s: operator and __proto__ keys at the top of the body change nothing they name', async (template) => {
-    const operation = jsonOperations().find((candidate) => candidate.template === template)!;
-    const url = operation.fullPath.replace('{blogId}', blog._id);
-    const hostile = `{"$where":"sleep(100)","__proto__":{"role":"admin","isAdmin":true},"constructor":{"prototype":{"polluted":true}},"a.b":1,${JSON.stringify(validBodies[template]()).slice(1)}`;
-    const response = await call(operation.method, url).set(bearer(member)).set('Content-Type', 'application/json').send(hostile);
-    expect(response.status).toBeLessThan(500);
-    prototypeIsClean();
-    if (response.body.user) expect(response.body.user.role).toBe('user');
-  });
+  it.each(Object.keys(validBodies))(
+    '%s: operator and __proto__ keys at the top of the body change nothing they name',
+    async (template) => {
+      const operation = jsonOperations().find((candidate) => candidate.template === template)!;
+      const url = operation.fullPath.replace('{blogId}', blog._id);
+      const hostile = `{"$where":"sleep(100)","__proto__":{"role":"admin","isAdmin":true},"constructor":{"prototype":{"polluted":true}},"a.b":1,${JSON.stringify(validBodies[template]()).slice(1)}`;
+      const response = await call(operation.method, url)
+        .set(bearer(member))
+        .set('Content-Type', 'application/json')
+        .send(hostile);
+      expect(response.status).toBeLessThan(500);
+      prototypeIsClean();
+      if (response.body.user) expect(response.body.user.role).toBe('user');
+    },
+  );
 });
 
 describe('operator objects in multipart form fields (bracket notation)', () => {
-  it.each(['title', 'content', 'status', 'regenerate_slug'])('%s[$ne]=x on PUT /blogs/{blogId} is refused, nothing changed', async (field) => {
-    const response = await expectDatabaseUnchanged(() =>
-      api.as(admin).put(`/blogs/${blog._id}`).field(`${field}[$ne]`, 'x').field(`${field}[__proto__][polluted]`, 'x'),
-    );
-    expectCleanRefusal(response, 400);
-    prototypeIsClean();
-  });
+  it.each(['title', 'content', 'status', 'regenerate_slug'])(
+    '%s[$ne]=x on PUT /blogs/{blogId} is refused, nothing changed',
+    async (field) => {
+      const response = await expectDatabaseUnchanged(() =>
+        api.as(admin).put(`/blogs/${blog._id}`).field(`${field}[$ne]`, 'x').field(`${field}[__proto__][polluted]`, 'x'),
+      );
+      expectCleanRefusal(response, 400);
+      prototypeIsClean();
+    },
+  );
 });
 
 describe('query parameters', () => {
@@ -189,7 +207,13 @@ describe('query parameters', () => {
 
   it.each(lists)('%s: bracketed operators are not parsed into objects, repeated values are refused', async (list) => {
     const url = list.replace('BLOG', blog._id).replace('ADMIN', admin.user._id);
-    for (const query of ['limit[$gt]=0', 'offset[$ne]=1', '__proto__[polluted]=1', 'constructor[prototype][polluted]=1', 'limit.$gt=0']) {
+    for (const query of [
+      'limit[$gt]=0',
+      'offset[$ne]=1',
+      '__proto__[polluted]=1',
+      'constructor[prototype][polluted]=1',
+      'limit.$gt=0',
+    ]) {
       const response = await expectDatabaseUnchanged(() => api.as(admin).get(`${url}?${query}`));
       // Express 5's simple query parser keeps "limit[$gt]" as a key of its own: ignored, the defaults apply
       expect(response.status).toBe(200);

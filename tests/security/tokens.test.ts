@@ -36,7 +36,10 @@ describe('access tokens', () => {
   it('refuses a token signed with the refresh secret', async () => {
     const { accessToken } = await registerUser(ctx.app);
     const claims = decode(accessToken);
-    const forged = jwt.sign({ sid: claims.sid }, ctx.config.jwt.refreshSecret, { algorithm: 'HS256', subject: claims.sub });
+    const forged = jwt.sign({ sid: claims.sid }, ctx.config.jwt.refreshSecret, {
+      algorithm: 'HS256',
+      subject: claims.sub,
+    });
     expect((await currentUserWith(forged)).status).toBe(401);
   });
 
@@ -48,17 +51,24 @@ describe('access tokens', () => {
   it('refuses a token signed with the right secret but another algorithm (HS512)', async () => {
     const { accessToken } = await registerUser(ctx.app);
     const claims = decode(accessToken);
-    const other = jwt.sign({ sid: claims.sid }, ctx.config.jwt.accessSecret, { algorithm: 'HS512', subject: claims.sub });
+    const other = jwt.sign({ sid: claims.sid }, ctx.config.jwt.accessSecret, {
+      algorithm: 'HS512',
+      subject: claims.sub,
+    });
     expect((await currentUserWith(other)).status).toBe(401);
   });
 
   it('refuses an expired token', async () => {
     const { accessToken } = await registerUser(ctx.app);
     const claims = decode(accessToken);
-    const expired = jwt.sign({ sid: claims.sid, exp: Math.floor(Date.now() / 1000) - 10 }, ctx.config.jwt.accessSecret, {
-      algorithm: 'HS256',
-      subject: claims.sub,
-    });
+    const expired = jwt.sign(
+      { sid: claims.sid, exp: Math.floor(Date.now() / 1000) - 10 },
+      ctx.config.jwt.accessSecret,
+      {
+        algorithm: 'HS256',
+        subject: claims.sub,
+      },
+    );
     const response = await currentUserWith(expired);
     expect(response.status).toBe(401);
     expect(response.body.code).toBe('AuthenticationError');
@@ -81,10 +91,14 @@ describe('refresh tokens', () => {
   it('refuses an expired refresh token even while its session record still exists', async () => {
     const { refreshCookie } = await registerUser(ctx.app);
     const claims = decode(refreshCookie.replace('refreshToken=', ''));
-    const expired = jwt.sign({ sid: claims.sid, exp: Math.floor(Date.now() / 1000) - 1 }, ctx.config.jwt.refreshSecret, {
-      algorithm: 'HS256',
-      subject: claims.sub,
-    });
+    const expired = jwt.sign(
+      { sid: claims.sid, exp: Math.floor(Date.now() / 1000) - 1 },
+      ctx.config.jwt.refreshSecret,
+      {
+        algorithm: 'HS256',
+        subject: claims.sub,
+      },
+    );
     const response = await api.post('/auth/refresh-token').set('Cookie', `refreshToken=${expired}`);
     expect(response.status).toBe(401);
   });
@@ -92,7 +106,10 @@ describe('refresh tokens', () => {
   it('refuses a different token for a live session: only the token whose hash was stored works', async () => {
     const { refreshCookie } = await registerUser(ctx.app);
     const claims = decode(refreshCookie.replace('refreshToken=', ''));
-    const sibling = jwt.sign({ sid: claims.sid, jti: 'other' }, ctx.config.jwt.refreshSecret, { algorithm: 'HS256', subject: claims.sub });
+    const sibling = jwt.sign({ sid: claims.sid, jti: 'other' }, ctx.config.jwt.refreshSecret, {
+      algorithm: 'HS256',
+      subject: claims.sub,
+    });
     const response = await api.post('/auth/refresh-token').set('Cookie', `refreshToken=${sibling}`);
     expect(response.status).toBe(401);
   });
@@ -121,7 +138,9 @@ describe('HTTP hardening', () => {
     expect(response.headers['access-control-allow-origin']).toBe('https://spa.example.com');
     expect(response.headers['access-control-allow-credentials']).toBe('true');
     // the SPA may read its rate-limit budget and the request id
-    expect(response.headers['access-control-expose-headers']).toBe('RateLimit-Limit,RateLimit-Remaining,RateLimit-Reset,Retry-After,X-Request-Id');
+    expect(response.headers['access-control-expose-headers']).toBe(
+      'RateLimit-Limit,RateLimit-Remaining,RateLimit-Reset,Retry-After,X-Request-Id',
+    );
   });
 
   it('answers a preflight from a configured origin', async () => {

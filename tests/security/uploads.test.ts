@@ -27,8 +27,7 @@ const bannersDir = () => path.join(ctx.uploadsDir, 'banners');
 const storedFiles = () => (existsSync(bannersDir()) ? readdirSync(bannersDir()).sort() : []);
 
 /** A blog form with a valid title and content; the test attaches what it is about. */
-const blogForm = () =>
-  api.as(admin).post('/blogs/').field('title', 'An upload trick').field('content', '<p>x</p>');
+const blogForm = () => api.as(admin).post('/blogs/').field('title', 'An upload trick').field('content', '<p>x</p>');
 
 /** Runs the upload and asserts it was refused with `status`, leaving no record and no file. */
 async function expectRefusedUpload(send: () => Promise<request.Response>, status: number): Promise<request.Response> {
@@ -49,17 +48,31 @@ async function pngClaiming(width: number, height: number): Promise<Buffer> {
 }
 
 const SCRIPT = Buffer.from('<script>alert(document.cookie)</script>\n');
-const SVG = Buffer.from('<?xml version="1.0"?><svg xmlns="http://www.w3.org/2000/svg" width="10" height="10" onload="alert(1)"><script>alert(1)</script></svg>');
+const SVG = Buffer.from(
+  '<?xml version="1.0"?><svg xmlns="http://www.w3.org/2000/svg" width="10" height="10" onload="alert(1)"><script>alert(1)</script></svg>',
+);
 
 describe('files that are not what they claim', () => {
   it.each([
     ['a script renamed .png', SCRIPT, 'banner.png', 'image/png'],
-    ['an HTML page renamed .jpg', Buffer.from('<!doctype html><html><body onload=alert(1)></body></html>'), 'banner.jpg', 'image/jpeg'],
+    [
+      'an HTML page renamed .jpg',
+      Buffer.from('<!doctype html><html><body onload=alert(1)></body></html>'),
+      'banner.jpg',
+      'image/jpeg',
+    ],
     ['an SVG with a script', SVG, 'banner.svg', 'image/svg+xml'],
     ['an SVG renamed .png', SVG, 'banner.png', 'image/png'],
   ])('%s: 400 ValidationError on banner_image', async (_label, file, filename, contentType) => {
-    const response = await expectRefusedUpload(() => blogForm().attach('banner_image', file, { filename, contentType }), 400);
-    expect(response.body.errors.banner_image).toMatchObject({ path: 'banner_image', location: 'body', msg: 'Banner image must be a PNG, JPEG or WebP image' });
+    const response = await expectRefusedUpload(
+      () => blogForm().attach('banner_image', file, { filename, contentType }),
+      400,
+    );
+    expect(response.body.errors.banner_image).toMatchObject({
+      path: 'banner_image',
+      location: 'body',
+      msg: 'Banner image must be a PNG, JPEG or WebP image',
+    });
   });
 
   it('a PNG signature followed by a script (a polyglot that is no image): 400', async () => {
@@ -80,7 +93,10 @@ describe('files that are not what they claim', () => {
 
   it('a truncated image: 400', async () => {
     const whole = await makeImage('jpeg', 200, 100);
-    const response = await expectRefusedUpload(() => blogForm().attach('banner_image', whole.subarray(0, Math.floor(whole.length / 2)), 'banner.jpg'), 400);
+    const response = await expectRefusedUpload(
+      () => blogForm().attach('banner_image', whole.subarray(0, Math.floor(whole.length / 2)), 'banner.jpg'),
+      400,
+    );
     expect(response.body.errors.banner_image.msg).toMatch(/could not be decoded/);
   });
 
@@ -101,7 +117,10 @@ describe('hostile form shapes', () => {
   it.each(['../../../../tmp/owned.png', '..\\..\\owned.png', '/etc/cron.d/owned.png', '.htaccess', 'x.png;.php'])(
     'a path in the file name (%j) decides nothing: the file gets a generated name in the banners folder',
     async (filename) => {
-      const response = await blogForm().attach('banner_image', await makeImage('png'), { filename, contentType: 'image/png' });
+      const response = await blogForm().attach('banner_image', await makeImage('png'), {
+        filename,
+        contentType: 'image/png',
+      });
       expect(response.status).toBe(201);
       const name = path.basename(new URL(response.body.blog.banner.url).pathname);
       expect(name).toMatch(/^[a-f0-9]{24}\.png$/);
@@ -113,24 +132,34 @@ describe('hostile form shapes', () => {
 
   it('a NUL in the file name: 400, nothing stored', async () => {
     const image = await makeImage('png');
-    await expectRefusedUpload(() => blogForm().attach('banner_image', image, { filename: 'banner.png\u0000.sh', contentType: 'image/png' }), 400);
+    await expectRefusedUpload(
+      () => blogForm().attach('banner_image', image, { filename: 'banner.png\u0000.sh', contentType: 'image/png' }),
+      400,
+    );
   });
 
   it('two files in the banner field: 400', async () => {
     const image = await makeImage('png');
-    await expectRefusedUpload(() => blogForm().attach('banner_image', image, 'one.png').attach('banner_image', image, 'two.png'), 400);
+    await expectRefusedUpload(
+      () => blogForm().attach('banner_image', image, 'one.png').attach('banner_image', image, 'two.png'),
+      400,
+    );
   });
 
   it('a file in an unexpected field: 400', async () => {
     const image = await makeImage('png');
-    const response = await expectRefusedUpload(() => blogForm().attach('banner_image', image, 'banner.png').attach('avatar', image, 'avatar.png'), 400);
+    const response = await expectRefusedUpload(
+      () => blogForm().attach('banner_image', image, 'banner.png').attach('avatar', image, 'avatar.png'),
+      400,
+    );
     expect(response.body.code).toBe('ValidationError');
   });
 
   it('a multipart body without a boundary: 400 BadRequest', async () => {
     const response = await expectRefusedUpload(
       () =>
-        api.as(admin)
+        api
+          .as(admin)
           .post('/blogs/')
           .set('Content-Type', 'multipart/form-data')
           .send('--x\r\nContent-Disposition: form-data; name="title"\r\n\r\nNo boundary\r\n--x--\r\n'),
@@ -142,10 +171,13 @@ describe('hostile form shapes', () => {
   it('a body cut off in the middle of a part: 400 BadRequest', async () => {
     const response = await expectRefusedUpload(
       () =>
-        api.as(admin)
+        api
+          .as(admin)
           .post('/blogs/')
           .set('Content-Type', 'multipart/form-data; boundary=xyz')
-          .send('--xyz\r\nContent-Disposition: form-data; name="banner_image"; filename="a.png"\r\nContent-Type: image/png\r\n\r\n\u0089PNG'),
+          .send(
+            '--xyz\r\nContent-Disposition: form-data; name="banner_image"; filename="a.png"\r\nContent-Type: image/png\r\n\r\n\u0089PNG',
+          ),
       400,
     );
     expect(response.body.code).toBe('BadRequest');

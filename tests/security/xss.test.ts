@@ -35,7 +35,13 @@ const api = agent(() => ctx.app);
 const ALLOWED_TAGS = new Set([...sanitizeHtml.defaults.allowedTags, 'img']);
 const SAFE_SCHEMES = { href: ['http:', 'https:', 'mailto:'], src: ['http:', 'https:'] } as const;
 
-type Node = { nodeName: string; tagName?: string; attrs?: Array<{ name: string; value: string }>; childNodes?: Node[]; content?: Node };
+type Node = {
+  nodeName: string;
+  tagName?: string;
+  attrs?: Array<{ name: string; value: string }>;
+  childNodes?: Node[];
+  content?: Node;
+};
 
 /**
  * Everything in `html` that a browser could run: disallowed tags, handlers, styles, script-capable URLs.
@@ -57,7 +63,8 @@ function dangersIn(html: string): string[] {
           const url = value.replace(/[\u0000-\u0020\u007f-\u009f]/g, '').toLowerCase();
           const scheme = /^([a-z][a-z0-9+.-]*):/.exec(url)?.[0];
           if (url.startsWith('//')) dangers.push(`protocol-relative ${attribute}`);
-          if (scheme && !(SAFE_SCHEMES[attribute] as readonly string[]).includes(scheme)) dangers.push(`${scheme} in ${attribute}`);
+          if (scheme && !(SAFE_SCHEMES[attribute] as readonly string[]).includes(scheme))
+            dangers.push(`${scheme} in ${attribute}`);
         }
       }
     }
@@ -84,17 +91,20 @@ it('recognises the payloads as dangerous before sanitising (the check can fail)'
 });
 
 describe('as blog content (HTML)', () => {
-  it.each(PAYLOADS.map((payload, index) => [index, payload]))('payload %i is stored and served without anything that runs', async (_index, payload) => {
-    const before = await api.as(admin).get(`/blogs/${blog.slug}`);
-    const response = await api.as(admin).put(`/blogs/${blog._id}`).field('content', `<p>intro</p>${payload}`);
-    expect(response.status).toBe(200);
-    SENT_AS_DATA(response);
-    expect(dangersIn(response.body.blog.content)).toEqual([]);
+  it.each(PAYLOADS.map((payload, index) => [index, payload]))(
+    'payload %i is stored and served without anything that runs',
+    async (_index, payload) => {
+      const before = await api.as(admin).get(`/blogs/${blog.slug}`);
+      const response = await api.as(admin).put(`/blogs/${blog._id}`).field('content', `<p>intro</p>${payload}`);
+      expect(response.status).toBe(200);
+      SENT_AS_DATA(response);
+      expect(dangersIn(response.body.blog.content)).toEqual([]);
 
-    const served = await api.as(reader).get(`/blogs/${blog.slug}`);
-    expect(served.body.blog.content).toBe(response.body.blog.content);
-    expect(before.status).toBe(200);
-  });
+      const served = await api.as(reader).get(`/blogs/${blog.slug}`);
+      expect(served.body.blog.content).toBe(response.body.blog.content);
+      expect(before.status).toBe(200);
+    },
+  );
 
   it('refuses content that is nothing but a script, storing nothing', async () => {
     const response = await expectDatabaseUnchanged(() =>
@@ -105,12 +115,15 @@ describe('as blog content (HTML)', () => {
 });
 
 describe('as comments (plain text)', () => {
-  it.each(PAYLOADS.map((payload, index) => [index, payload]))('payload %i comes back exactly as sent, as JSON data', async (_index, payload) => {
-    const response = await api.as(reader).post(`/comments/blog/${blog._id}`).send({ content: payload });
-    expect(response.status).toBe(201);
-    SENT_AS_DATA(response);
-    expect(response.body.comment.content).toBe(payload.trim());
-  });
+  it.each(PAYLOADS.map((payload, index) => [index, payload]))(
+    'payload %i comes back exactly as sent, as JSON data',
+    async (_index, payload) => {
+      const response = await api.as(reader).post(`/comments/blog/${blog._id}`).send({ content: payload });
+      expect(response.status).toBe(201);
+      SENT_AS_DATA(response);
+      expect(response.body.comment.content).toBe(payload.trim());
+    },
+  );
 
   it('lists them all verbatim', async () => {
     const contents: string[] = [];
@@ -125,8 +138,16 @@ describe('as comments (plain text)', () => {
 });
 
 describe('as titles (plain text)', () => {
-  it.each(PAYLOADS.filter((payload) => payload.trim().length <= 180).slice(0, 20).map((payload, index) => [index, payload]))('title %i comes back exactly as sent; its slug is letters, digits and dashes', async (_index, payload) => {
-    const response = await api.as(admin).put(`/blogs/${blog._id}`).field('title', payload).field('regenerate_slug', 'true');
+  it.each(
+    PAYLOADS.filter((payload) => payload.trim().length <= 180)
+      .slice(0, 20)
+      .map((payload, index) => [index, payload]),
+  )('title %i comes back exactly as sent; its slug is letters, digits and dashes', async (_index, payload) => {
+    const response = await api
+      .as(admin)
+      .put(`/blogs/${blog._id}`)
+      .field('title', payload)
+      .field('regenerate_slug', 'true');
     expect(response.status).toBe(200);
     SENT_AS_DATA(response);
     expect(response.body.blog.title).toBe(payload.trim());

@@ -32,8 +32,14 @@ async function main() {
   const browser = await chromium.launch({
     executablePath: process.env.CHROMIUM_PATH || '/usr/bin/chromium',
     args: [
-      '--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run',
-      '--disable-background-networking', '--disable-component-update', '--disable-sync',
+      '--headless',
+      '--no-sandbox',
+      '--disable-gpu',
+      '--disable-quic',
+      '--no-first-run',
+      '--disable-background-networking',
+      '--disable-component-update',
+      '--disable-sync',
     ],
   });
   try {
@@ -51,7 +57,9 @@ async function main() {
       else if (message.type() === 'error') problems.push(`console error: ${text}`);
     });
     page.on('pageerror', (error) => problems.push(`page error: ${error.message}`));
-    page.on('requestfailed', (request) => problems.push(`request failed: ${request.url()} (${request.failure()?.errorText})`));
+    page.on('requestfailed', (request) =>
+      problems.push(`request failed: ${request.url()} (${request.failure()?.errorText})`),
+    );
     page.on('response', (response) => {
       if (response.status() >= 400) problems.push(`HTTP ${response.status()} for ${response.url()}`);
       if (!response.url().startsWith(baseUrl)) problems.push(`request left the server: ${response.url()}`);
@@ -79,7 +87,9 @@ async function main() {
 
     mkdirSync(path.dirname(SCREENSHOT), { recursive: true });
     await page.screenshot({ path: SCREENSHOT, fullPage: true });
-    console.log(`browser-check: ${listed.length} operations listed; screenshot ${path.relative(process.cwd(), SCREENSHOT)}`);
+    console.log(
+      `browser-check: ${listed.length} operations listed; screenshot ${path.relative(process.cwd(), SCREENSHOT)}`,
+    );
   } finally {
     await browser.close();
   }

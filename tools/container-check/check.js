@@ -14,7 +14,8 @@ const [baseUrl, adminEmail] = process.argv.slice(2);
 const REQUEST_TIMEOUT_MS = 10_000;
 const READY_TIMEOUT_MS = 90_000;
 
-const call = (pathname, init = {}) => fetch(`${baseUrl}${pathname}`, { ...init, signal: AbortSignal.timeout(REQUEST_TIMEOUT_MS) });
+const call = (pathname, init = {}) =>
+  fetch(`${baseUrl}${pathname}`, { ...init, signal: AbortSignal.timeout(REQUEST_TIMEOUT_MS) });
 
 function expectStatus(what, response, status) {
   if (response.status !== status) throw new Error(`${what}: expected ${status}, got ${response.status}`);
@@ -52,26 +53,40 @@ async function main() {
   const height = 64;
   const pixels = Buffer.alloc(width * height * 3, 0);
   for (let i = 0; i < pixels.length; i++) pixels[i] = (i * 31) % 251;
-  const banner = await sharp(pixels, { raw: { width, height, channels: 3 } }).png().toBuffer();
+  const banner = await sharp(pixels, { raw: { width, height, channels: 3 } })
+    .png()
+    .toBuffer();
   const form = new FormData();
   form.set('title', 'Published from the container check');
   form.set('content', '<p>Served by the image built in CI</p>');
   form.set('status', 'published');
   form.set('banner_image', new Blob([banner], { type: 'image/png' }), 'banner.png');
-  const upload = await call('/api/v1/blogs/', { method: 'POST', headers: { Authorization: `Bearer ${accessToken}` }, body: form });
+  const upload = await call('/api/v1/blogs/', {
+    method: 'POST',
+    headers: { Authorization: `Bearer ${accessToken}` },
+    body: form,
+  });
   expectStatus('POST /api/v1/blogs/ (multipart, PNG banner)', upload, 201);
   const { blog } = await upload.json();
-  if (blog.banner.width !== width || blog.banner.height !== height) throw new Error(`banner size ${blog.banner.width}x${blog.banner.height}`);
+  if (blog.banner.width !== width || blog.banner.height !== height)
+    throw new Error(`banner size ${blog.banner.width}x${blog.banner.height}`);
 
   const bannerUrl = new URL(blog.banner.url);
   const served = await call(bannerUrl.pathname);
   expectStatus(`GET ${bannerUrl.pathname}`, served, 200);
   // The API re-encodes every banner (only the pixels are kept), so the pixels are compared, not the bytes.
-  const servedPixels = await sharp(Buffer.from(await served.arrayBuffer())).removeAlpha().raw().toBuffer();
-  if (!servedPixels.equals(pixels)) throw new Error('the served banner\'s pixels differ from the uploaded ones');
+  const servedPixels = await sharp(Buffer.from(await served.arrayBuffer()))
+    .removeAlpha()
+    .raw()
+    .toBuffer();
+  if (!servedPixels.equals(pixels)) throw new Error("the served banner's pixels differ from the uploaded ones");
 
   // node_modules is pruned in the image (Dockerfile): the reference page's assets must still be there
-  expectStatus('GET /api/v1/docs/assets/swagger-ui-bundle.js', await call('/api/v1/docs/assets/swagger-ui-bundle.js'), 200);
+  expectStatus(
+    'GET /api/v1/docs/assets/swagger-ui-bundle.js',
+    await call('/api/v1/docs/assets/swagger-ui-bundle.js'),
+    200,
+  );
 
   const metrics = await call('/metrics');
   expectStatus('GET /metrics', metrics, 200);

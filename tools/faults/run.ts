@@ -59,9 +59,13 @@ interface Database {
 
 async function startDatabase(file: string): Promise<Database> {
   const classpath = readFileSync(path.join(ROOT, 'tools', 'mongo-standin', 'target', 'classpath.txt'), 'utf8').trim();
-  const child = spawn('java', ['-cp', classpath, path.join(ROOT, 'tools', 'mongo-standin', 'Launcher.java'), '0', file], {
-    stdio: ['pipe', 'pipe', 'ignore'],
-  });
+  const child = spawn(
+    'java',
+    ['-cp', classpath, path.join(ROOT, 'tools', 'mongo-standin', 'Launcher.java'), '0', file],
+    {
+      stdio: ['pipe', 'pipe', 'ignore'],
+    },
+  );
   const port = await new Promise<number>((resolve, reject) => {
     const timer = setTimeout(() => reject(new Error('the database stand-in did not start within 120 s')), 120_000);
     createInterface({ input: child.stdout! }).on('line', (line) => {
@@ -123,7 +127,8 @@ async function startApi(name: string, env: Record<string, string>): Promise<Serv
 
 function saveApiLogs(): void {
   mkdirSync(ARTIFACTS, { recursive: true });
-  for (const { name, server } of apis) writeFileSync(path.join(ARTIFACTS, `api-${name}.log`), `${server.output.join('\n')}\n`);
+  for (const { name, server } of apis)
+    writeFileSync(path.join(ARTIFACTS, `api-${name}.log`), `${server.output.join('\n')}\n`);
 }
 
 interface Answer {
@@ -161,7 +166,12 @@ async function call(
     return { status: response.status, body, ms: Date.now() - start };
   } catch (error) {
     const cause = (error as { cause?: { code?: string } }).cause?.code;
-    return { status: 0, body: {}, ms: Date.now() - start, failure: cause ?? (error instanceof Error ? error.name : String(error)) };
+    return {
+      status: 0,
+      body: {},
+      ms: Date.now() - start,
+      failure: cause ?? (error instanceof Error ? error.name : String(error)),
+    };
   }
 }
 
@@ -192,7 +202,9 @@ interface World {
 
 async function register(base: string, email: string): Promise<{ id: string; token: string }> {
   const role = email === ADMIN_EMAIL ? { role: 'admin' } : {};
-  const answer = await call(base, 'POST', '/api/v1/auth/register', { json: { email, password: 'password123', ...role } });
+  const answer = await call(base, 'POST', '/api/v1/auth/register', {
+    json: { email, password: 'password123', ...role },
+  });
   if (answer.status === 201) {
     return { id: String((answer.body.user as { _id: string })._id), token: String(answer.body.accessToken) };
   }
@@ -247,13 +259,19 @@ function startLoad(world: World, workers: number, pauseMs = 20): { stop(): Promi
         const key = `${user.id}:${blog.id}`;
         const liked = world.likes.get(key);
         op = liked ? 'unlike' : 'like';
-        answer = await call(world.base, liked ? 'DELETE' : 'POST', `/api/v1/likes/blog/${blog.id}`, { token: user.token });
+        answer = await call(world.base, liked ? 'DELETE' : 'POST', `/api/v1/likes/blog/${blog.id}`, {
+          token: user.token,
+        });
         if (answer.status >= 200 && answer.status < 300) world.likes.set(key, !liked);
-        else if (answer.status === 400) world.likes.set(key, !liked); // already (un)liked: it is in the other state
+        else if (answer.status === 400)
+          world.likes.set(key, !liked); // already (un)liked: it is in the other state
         else world.likes.delete(key); // no conclusive answer: the write may or may not have happened
       } else if (roll < 0.55) {
         op = 'comment';
-        answer = await call(world.base, 'POST', `/api/v1/comments/blog/${blog.id}`, { token: user.token, json: { content: `load ${worker}` } });
+        answer = await call(world.base, 'POST', `/api/v1/comments/blog/${blog.id}`, {
+          token: user.token,
+          json: { content: `load ${worker}` },
+        });
         if (answer.status === 201) world.comments.add(String((answer.body.comment as { _id: string })._id));
       } else if (roll < 0.6) {
         op = 'register';
@@ -287,15 +305,24 @@ async function verifyWrites(databaseUri: string, world: World): Promise<string> 
     const db = connection.db!;
     const commentIds = [...world.comments].map((id) => new mongoose.Types.ObjectId(id));
     const foundComments = await db.collection('comments').countDocuments({ _id: { $in: commentIds } });
-    check(foundComments === commentIds.length, `${commentIds.length - foundComments} of ${commentIds.length} acknowledged comments are missing`);
+    check(
+      foundComments === commentIds.length,
+      `${commentIds.length - foundComments} of ${commentIds.length} acknowledged comments are missing`,
+    );
     const emails = [...world.registered];
     const foundUsers = await db.collection('users').countDocuments({ email: { $in: emails } });
-    check(foundUsers === emails.length, `${emails.length - foundUsers} of ${emails.length} acknowledged registrations are missing`);
+    check(
+      foundUsers === emails.length,
+      `${emails.length - foundUsers} of ${emails.length} acknowledged registrations are missing`,
+    );
     let likesChecked = 0;
     for (const [key, liked] of world.likes) {
       const [user, blog] = key.split(':').map((id) => new mongoose.Types.ObjectId(id));
       const present = (await db.collection('likes').countDocuments({ user, blog })) > 0;
-      check(present === liked, `like of user ${user} on blog ${blog}: acknowledged ${liked ? 'liked' : 'unliked'}, database says ${present}`);
+      check(
+        present === liked,
+        `like of user ${user} on blog ${blog}: acknowledged ${liked ? 'liked' : 'unliked'}, database says ${present}`,
+      );
       likesChecked += 1;
     }
     return `${commentIds.length} comments, ${emails.length} registrations, ${likesChecked} like states present`;
@@ -311,7 +338,14 @@ async function reconcileAndCheckCounters(databaseUri: string): Promise<string> {
   const { stdout } = await run(process.execPath, ['--require', 'tsx/cjs', path.join('src', 'reconcile.ts')], {
     cwd: ROOT,
     timeout: 120_000,
-    env: { PATH: process.env.PATH ?? '', DOTENV_CONFIG_PATH: '/dev/null', DOTENV_CONFIG_QUIET: 'true', MONGODB_URI: databaseUri, LOG_LEVEL: 'warn', ...secrets },
+    env: {
+      PATH: process.env.PATH ?? '',
+      DOTENV_CONFIG_PATH: '/dev/null',
+      DOTENV_CONFIG_QUIET: 'true',
+      MONGODB_URI: databaseUri,
+      LOG_LEVEL: 'warn',
+      ...secrets,
+    },
   });
   const reportLine = stdout.split('\n').find((line) => line.startsWith('{"blogsChecked"'));
   check(reportLine, `reconcile printed no report: ${stdout.slice(-500)}`);
@@ -325,8 +359,14 @@ async function reconcileAndCheckCounters(databaseUri: string): Promise<string> {
         db.collection('likes').countDocuments({ blog: blog._id }),
         db.collection('comments').countDocuments({ blog: blog._id }),
       ]);
-      check(blog.likesCount === likes, `blog ${blog._id}: likesCount ${blog.likesCount} but ${likes} likes after reconciliation`);
-      check(blog.commentsCount === comments, `blog ${blog._id}: commentsCount ${blog.commentsCount} but ${comments} comments after reconciliation`);
+      check(
+        blog.likesCount === likes,
+        `blog ${blog._id}: likesCount ${blog.likesCount} but ${likes} likes after reconciliation`,
+      );
+      check(
+        blog.commentsCount === comments,
+        `blog ${blog._id}: commentsCount ${blog.commentsCount} but ${comments} comments after reconciliation`,
+      );
     }
     return `reconcile fixed ${report.countersFixed.length} counters; ${blogs.length} blogs' counters equal their records`;
   } finally {
@@ -340,7 +380,10 @@ function summarize(answers: LoadReport['answers']): string {
     const key = answer.failure ? `reset(${answer.failure})` : String(answer.status);
     byStatus.set(key, (byStatus.get(key) ?? 0) + 1);
   }
-  return [...byStatus].sort().map(([status, count]) => `${status}×${count}`).join(' ');
+  return [...byStatus]
+    .sort()
+    .map(([status, count]) => `${status}×${count}`)
+    .join(' ');
 }
 
 // ---------------------------------------------------------------- scenarios
@@ -365,8 +408,14 @@ async function cutUnderLoad({ database, proxy, proxiedUri }: Context): Promise<s
   await sleep(6_000);
   proxy.setMode('pass');
   const back = Date.now();
-  const recoveredIn = await within(RECOVERY_BOUND_MS, async () => (await call(api.baseUrl, 'GET', '/api/v1/blogs?limit=1', { token: world.admin })).status === 200);
-  const readyIn = await within(RECOVERY_BOUND_MS, async () => (await call(api.baseUrl, 'GET', '/readyz')).status === 200);
+  const recoveredIn = await within(
+    RECOVERY_BOUND_MS,
+    async () => (await call(api.baseUrl, 'GET', '/api/v1/blogs?limit=1', { token: world.admin })).status === 200,
+  );
+  const readyIn = await within(
+    RECOVERY_BOUND_MS,
+    async () => (await call(api.baseUrl, 'GET', '/readyz')).status === 200,
+  );
   await sleep(2_000);
   const { answers } = await load.stop();
 
@@ -376,10 +425,19 @@ async function cutUnderLoad({ database, proxy, proxiedUri }: Context): Promise<s
   check(readiness.status === 503, `/readyz answered ${readiness.status} during the cut`);
   check(liveness.status === 200, `/healthz answered ${liveness.status} during the cut`);
   check(outageAnswers.length > 0, `no 503 during the cut (${summarize(during)})`);
-  check(outageAnswers.every((answer) => answer.body.code === 'ServiceUnavailable'), 'a 503 without code ServiceUnavailable');
-  check(!answers.some((answer) => answer.status >= 500 && answer.status !== 503), `5xx other than 503: ${summarize(answers)}`);
+  check(
+    outageAnswers.every((answer) => answer.body.code === 'ServiceUnavailable'),
+    'a 503 without code ServiceUnavailable',
+  );
+  check(
+    !answers.some((answer) => answer.status >= 500 && answer.status !== 503),
+    `5xx other than 503: ${summarize(answers)}`,
+  );
   const unanswered = answers.filter((answer) => answer.failure);
-  check(unanswered.length === 0, `requests without an answer: ${unanswered.map((answer) => `${answer.op} after ${answer.ms} ms (${answer.failure})`).join(', ')}`);
+  check(
+    unanswered.length === 0,
+    `requests without an answer: ${unanswered.map((answer) => `${answer.op} after ${answer.ms} ms (${answer.failure})`).join(', ')}`,
+  );
   check(slowest <= OUTAGE_ANSWER_BOUND_MS, `an answer during the cut took ${slowest} ms`);
   check(recoveredIn !== undefined, `no 2xx within ${RECOVERY_BOUND_MS} ms of the database returning: wedged`);
   check(readyIn !== undefined, `/readyz not 200 within ${RECOVERY_BOUND_MS} ms of the database returning`);
@@ -404,11 +462,20 @@ async function silentPartition({ proxy, proxiedUri }: Context): Promise<string> 
   );
   const readiness = await call(api.baseUrl, 'GET', '/readyz', { timeoutMs: 60_000 });
   proxy.setMode('pass');
-  const recoveredIn = await within(RECOVERY_BOUND_MS, async () => (await call(api.baseUrl, 'GET', '/api/v1/blogs?limit=1', { token: world.admin })).status === 200);
+  const recoveredIn = await within(
+    RECOVERY_BOUND_MS,
+    async () => (await call(api.baseUrl, 'GET', '/api/v1/blogs?limit=1', { token: world.admin })).status === 200,
+  );
   const slowest = Math.max(...probes.map((probe) => probe.ms));
-  check(probes.every((probe) => probe.status === 503), `answers during the partition: ${summarize(probes.map((probe) => ({ ...probe, op: '', at: 0 })))}`);
+  check(
+    probes.every((probe) => probe.status === 503),
+    `answers during the partition: ${summarize(probes.map((probe) => ({ ...probe, op: '', at: 0 })))}`,
+  );
   check(slowest <= OUTAGE_ANSWER_BOUND_MS, `an answer during the partition took ${slowest} ms`);
-  check(readiness.status === 503 && readiness.ms <= 5_000, `/readyz during the partition: ${readiness.status} in ${readiness.ms} ms`);
+  check(
+    readiness.status === 503 && readiness.ms <= 5_000,
+    `/readyz during the partition: ${readiness.status} in ${readiness.ms} ms`,
+  );
   check(recoveredIn !== undefined, `no 2xx within ${RECOVERY_BOUND_MS} ms after the partition healed: wedged`);
   return `6 requests during the partition all 503, slowest ${seconds(slowest)}; /readyz 503 in ${seconds(readiness.ms)}; 2xx again ${seconds(recoveredIn)} after it healed`;
 }
@@ -424,8 +491,14 @@ async function repeatedCuts({ database, proxy, proxiedUri }: Context): Promise<s
       proxy.setMode('cut');
       await sleep(3_000 + (cut % 3) * 1_000);
       proxy.setMode('pass');
-      const recoveredIn = await within(RECOVERY_BOUND_MS, async () => (await call(api.baseUrl, 'GET', '/api/v1/blogs?limit=1', { token: world.admin })).status === 200);
-      check(recoveredIn !== undefined, `cut ${cut} of ${CUTS}: no 2xx within ${RECOVERY_BOUND_MS} ms of the database returning (wedged)`);
+      const recoveredIn = await within(
+        RECOVERY_BOUND_MS,
+        async () => (await call(api.baseUrl, 'GET', '/api/v1/blogs?limit=1', { token: world.admin })).status === 200,
+      );
+      check(
+        recoveredIn !== undefined,
+        `cut ${cut} of ${CUTS}: no 2xx within ${RECOVERY_BOUND_MS} ms of the database returning (wedged)`,
+      );
       recoveries.push(recoveredIn);
     }
   } finally {
@@ -473,7 +546,11 @@ async function storage({ database }: Context): Promise<string> {
       STORAGE_SAVE_TIMEOUT_MS: '3000',
     });
     const world = await createWorld(api.baseUrl, 0, 0);
-    for (const [mode, delay] of [['hang', 0], ['trickle', 1_000], ['late', 4_500]] as const) {
+    for (const [mode, delay] of [
+      ['hang', 0],
+      ['trickle', 1_000],
+      ['late', 4_500],
+    ] as const) {
       cloud.uploadMode(mode, delay);
       const before = cloud.uploads.length;
       const form = new FormData();
@@ -519,7 +596,9 @@ async function diskFull(database: Database): Promise<string> {
     form.set('title', `Disk full ${Date.now()}`);
     form.set('content', '<p>x</p>');
     // random pixels do not compress: about 120 kB of PNG, more than the 48 kB disk
-    const big = await sharp(randomBytes(200 * 200 * 3), { raw: { width: 200, height: 200, channels: 3 } }).png().toBuffer();
+    const big = await sharp(randomBytes(200 * 200 * 3), { raw: { width: 200, height: 200, channels: 3 } })
+      .png()
+      .toBuffer();
     form.set('banner_image', new Blob([new Uint8Array(big)], { type: 'image/png' }), 'banner.png');
     const answer = await call(api.baseUrl, 'POST', '/api/v1/blogs/', { token: world.admin, form });
     const left = readdirSync(path.join(folder, 'banners'));
@@ -534,7 +613,11 @@ async function diskFull(database: Database): Promise<string> {
 }
 
 async function sigtermBurst({ database }: Context): Promise<string> {
-  const api = await startApi('sigterm-burst', { MONGODB_URI: database.uri, SHUTDOWN_READINESS_DELAY_MS: '3000', SHUTDOWN_GRACE_MS: '10000' });
+  const api = await startApi('sigterm-burst', {
+    MONGODB_URI: database.uri,
+    SHUTDOWN_READINESS_DELAY_MS: '3000',
+    SHUTDOWN_GRACE_MS: '10000',
+  });
   const world = await createWorld(api.baseUrl, 1, 1);
   const token = world.users[0].token;
   let sawNotReady = false;
@@ -556,8 +639,14 @@ async function sigtermBurst({ database }: Context): Promise<string> {
   await prober;
   const exitCode = await api.exited;
   const reset = answers.filter((answer) => answer.failure);
-  check(reset.length === 0, `${reset.length} of 50 requests got no answer (${[...new Set(reset.map((answer) => answer.failure))].join(', ')})`);
-  check(answers.every((answer) => answer.status === 200), `answers: ${summarize(answers.map((answer) => ({ ...answer, op: '', at: 0 })))}`);
+  check(
+    reset.length === 0,
+    `${reset.length} of 50 requests got no answer (${[...new Set(reset.map((answer) => answer.failure))].join(', ')})`,
+  );
+  check(
+    answers.every((answer) => answer.status === 200),
+    `answers: ${summarize(answers.map((answer) => ({ ...answer, op: '', at: 0 })))}`,
+  );
   check(sawNotReady, 'no prober saw /readyz 503 before the listener closed');
   check(exitCode === 0, `exit code ${exitCode}`);
   return '50 requests around SIGTERM all answered 200, none reset; /readyz 503 seen during the delay; exit 0';
@@ -586,7 +675,10 @@ async function soak({ database, proxiedUri }: Context): Promise<string> {
   const third = Math.max(1, Math.floor(samples.length / 3));
   const middle = Math.max(...samples.slice(third, 2 * third));
   const last = Math.max(...samples.slice(-third));
-  check(last <= middle * 1.25 + 30_000, `RSS still growing: ${Math.round(middle / 1024)} MB then ${Math.round(last / 1024)} MB`);
+  check(
+    last <= middle * 1.25 + 30_000,
+    `RSS still growing: ${Math.round(middle / 1024)} MB then ${Math.round(last / 1024)} MB`,
+  );
   const writes = await verifyWrites(database.uri, world);
   const counters = await reconcileAndCheckCounters(database.uri);
   return (

@@ -9,4 +9,8 @@ export interface TcpProxy {
   close(): Promise<void>;
 }
 
-export function startTcpProxy(options: { targetHost?: string; targetPort: number; listenPort?: number }): Promise<TcpProxy>;
+export function startTcpProxy(options: {
+  targetHost?: string;
+  targetPort: number;
+  listenPort?: number;
+}): Promise<TcpProxy>;

@@ -54,17 +54,25 @@ function freePort() {
 async function startApi(corsOrigins) {
   const readyDir = mkdtempSync(path.join(os.tmpdir(), 'spa-check-'));
   const readyFile = path.join(readyDir, 'ready');
-  const child = spawn(process.execPath, [path.join(ROOT, 'tools', 'live-server', 'start.js'), '--ready-file', readyFile], {
-    cwd: ROOT,
-    env: {
-      ...process.env,
-      CORS_ORIGINS: corsOrigins.join(','),
-      ADMIN_EMAILS: ADMIN.email,
-      RATE_LIMIT_MAX: '1000',
-      LOG_LEVEL: 'warn',
+  const child = spawn(
+    process.execPath,
+    [path.join(ROOT, 'tools', 'live-server', 'start.js'), '--ready-file', readyFile],
+    {
+      cwd: ROOT,
+      env: {
+        ...process.env,
+        CORS_ORIGINS: corsOrigins.join(','),
+        ADMIN_EMAILS: ADMIN.email,
+        RATE_LIMIT_MAX: '1000',
+        LOG_LEVEL: 'warn',
+      },
+      stdio: [
+        'ignore',
+        openSync(path.join(ARTIFACTS, 'server.log'), 'w'),
+        openSync(path.join(ARTIFACTS, 'server.log'), 'a'),
+      ],
     },
-    stdio: ['ignore', openSync(path.join(ARTIFACTS, 'server.log'), 'w'), openSync(path.join(ARTIFACTS, 'server.log'), 'a')],
-  });
+  );
   const exited = new Promise((resolve) => child.once('exit', resolve));
   const stop = async () => {
     if (child.exitCode === null && child.signalCode === null) {
@@ -77,7 +85,8 @@ async function startApi(corsOrigins) {
   };
   const deadline = Date.now() + 120_000;
   while (!(existsSync(readyFile) && readFileSync(readyFile, 'utf8'))) {
-    if (child.exitCode !== null) throw new CheckFailure(`the API did not start (see ${path.relative(ROOT, ARTIFACTS)}/server.log)`);
+    if (child.exitCode !== null)
+      throw new CheckFailure(`the API did not start (see ${path.relative(ROOT, ARTIFACTS)}/server.log)`);
     if (Date.now() > deadline) {
       await stop();
       throw new CheckFailure('the API did not start within 120 s');
@@ -93,7 +102,8 @@ async function seedBlog(apiBaseUrl) {
   const call = async (pathname, init) => {
     const response = await fetch(`${apiBaseUrl}${pathname}`, { ...init, signal: AbortSignal.timeout(STEP_TIMEOUT_MS) });
     const body = await response.json();
-    if (!response.ok) throw new CheckFailure(`seeding: ${init.method} ${pathname} answered ${response.status} ${JSON.stringify(body)}`);
+    if (!response.ok)
+      throw new CheckFailure(`seeding: ${init.method} ${pathname} answered ${response.status} ${JSON.stringify(body)}`);
     return body;
   };
   const { accessToken } = await call('/auth/register', {
@@ -101,7 +111,9 @@ async function seedBlog(apiBaseUrl) {
     headers: { 'Content-Type': 'application/json' },
     body: JSON.stringify({ ...ADMIN, role: 'admin' }),
   });
-  const banner = await sharp({ create: { width: 32, height: 24, channels: 3, background: '#3366cc' } }).png().toBuffer();
+  const banner = await sharp({ create: { width: 32, height: 24, channels: 3, background: '#3366cc' } })
+    .png()
+    .toBuffer();
   const form = new FormData();
   form.set('title', BLOG_TITLE);
   form.set('content', '<p>Published for the browser check.</p>');
@@ -119,12 +131,21 @@ async function seedBlog(apiBaseUrl) {
 async function launchBrowser() {
   const profile = mkdtempSync(path.join(os.tmpdir(), 'spa-check-profile-'));
   mkdirSync(path.join(profile, 'Default'));
-  writeFileSync(path.join(profile, 'Default', 'Preferences'), JSON.stringify({ profile: { cookie_controls_mode: 0, block_third_party_cookies: false } }));
+  writeFileSync(
+    path.join(profile, 'Default', 'Preferences'),
+    JSON.stringify({ profile: { cookie_controls_mode: 0, block_third_party_cookies: false } }),
+  );
   const context = await chromium.launchPersistentContext(profile, {
     executablePath: process.env.CHROMIUM_PATH || '/usr/bin/chromium',
     args: [
-      '--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run',
-      '--disable-background-networking', '--disable-component-update', '--disable-sync',
+      '--headless',
+      '--no-sandbox',
+      '--disable-gpu',
+      '--disable-quic',
+      '--no-first-run',
+      '--disable-background-networking',
+      '--disable-component-update',
+      '--disable-sync',
     ],
     timeout: 60_000,
   });
@@ -147,7 +168,9 @@ async function openSpa(spaOrigin, name) {
   const page = context.pages()[0] ?? (await context.newPage());
   const problems = [];
   page.on('pageerror', (error) => problems.push(`page error: ${error.message}`));
-  page.on('requestfailed', (request) => problems.push(`request failed: ${request.url()} (${request.failure()?.errorText})`));
+  page.on('requestfailed', (request) =>
+    problems.push(`request failed: ${request.url()} (${request.failure()?.errorText})`),
+  );
   // Why Chromium refused a cookie, from the DevTools protocol (e.g. SameSiteStrict).
   const blockedCookies = [];
   const cdp = await context.newCDPSession(page);
@@ -163,7 +186,12 @@ async function openSpa(spaOrigin, name) {
   const refreshAnswers = [];
   page.on('response', (response) => {
     if (response.request().method() === 'POST' && response.url().endsWith('/auth/refresh-token')) {
-      refreshAnswers.push(response.json().then((body) => `${response.status()} ${body.message ?? (body.accessToken ? 'accessToken' : '')}`.trim(), () => `${response.status()}`));
+      refreshAnswers.push(
+        response.json().then(
+          (body) => `${response.status()} ${body.message ?? (body.accessToken ? 'accessToken' : '')}`.trim(),
+          () => `${response.status()}`,
+        ),
+      );
     }
   });
   let seenCalls = 0;
@@ -173,10 +201,14 @@ async function openSpa(spaOrigin, name) {
     const wanted = seenCalls + expected.length;
     const listed = () => page.$$eval('#calls li', (items) => items.map((item) => item.textContent));
     await page
-      .waitForFunction((count) => document.querySelectorAll('#calls li').length >= count, wanted, { timeout: STEP_TIMEOUT_MS })
+      .waitForFunction((count) => document.querySelectorAll('#calls li').length >= count, wanted, {
+        timeout: STEP_TIMEOUT_MS,
+      })
       .catch(async () => {
         const calls = (await listed()).slice(seenCalls);
-        throw new CheckFailure(`${name}, ${what}: requests ${JSON.stringify(calls)} within ${STEP_TIMEOUT_MS / 1000} s, expected ${JSON.stringify(expected)}`);
+        throw new CheckFailure(
+          `${name}, ${what}: requests ${JSON.stringify(calls)} within ${STEP_TIMEOUT_MS / 1000} s, expected ${JSON.stringify(expected)}`,
+        );
       });
     const calls = await listed();
     seenCalls = calls.length;
@@ -184,22 +216,39 @@ async function openSpa(spaOrigin, name) {
   }
   async function expectState(state, what) {
     await page.waitForSelector(`#status[data-state="${state}"]`, { timeout: STEP_TIMEOUT_MS }).catch(async () => {
-      throw new CheckFailure(`${name}, ${what}: state ${JSON.stringify(await page.getAttribute('#status', 'data-state'))}, expected ${state}; status "${await page.textContent('#status')}", error "${await page.textContent('#error')}"`);
+      throw new CheckFailure(
+        `${name}, ${what}: state ${JSON.stringify(await page.getAttribute('#status', 'data-state'))}, expected ${state}; status "${await page.textContent('#status')}", error "${await page.textContent('#error')}"`,
+      );
     });
   }
   /** The cookie as the browser would send it to the refresh route (cookies() filters by path too). */
   async function refreshCookie(apiOrigin) {
-    return (await context.cookies(`${apiOrigin}/api/v1/auth/refresh-token`)).find((cookie) => cookie.name === 'refreshToken');
+    return (await context.cookies(`${apiOrigin}/api/v1/auth/refresh-token`)).find(
+      (cookie) => cookie.name === 'refreshToken',
+    );
   }
   async function load() {
     seenCalls = 0;
     const response = await page.goto(spaOrigin, { waitUntil: 'load', timeout: STEP_TIMEOUT_MS });
-    if (!response || response.status() !== 200) throw new CheckFailure(`${name}: GET ${spaOrigin} answered ${response?.status()}`);
+    if (!response || response.status() !== 200)
+      throw new CheckFailure(`${name}: GET ${spaOrigin} answered ${response?.status()}`);
   }
   async function screenshot(step) {
     await page.screenshot({ path: path.join(ARTIFACTS, `${name}-${step}.png`), fullPage: true });
   }
-  return { page, context, close: browser.close, problems, blockedCookies, refreshAnswers, expectCalls, expectState, refreshCookie, load, screenshot };
+  return {
+    page,
+    context,
+    close: browser.close,
+    problems,
+    blockedCookies,
+    refreshAnswers,
+    expectCalls,
+    expectState,
+    refreshCookie,
+    load,
+    screenshot,
+  };
 }
 
 const calls = {
@@ -235,9 +284,14 @@ async function sameSite(spaOrigin, apiOrigin) {
     await spa.expectState('signed-in', 'register');
     const cookie = await spa.refreshCookie(apiOrigin);
     if (!cookie) throw new CheckFailure(`same-site, register: no refreshToken cookie stored for ${apiOrigin}`);
-    expectEqual([cookie.path, cookie.httpOnly], ['/api/v1/auth', true], 'same-site, register: cookie path and httpOnly');
+    expectEqual(
+      [cookie.path, cookie.httpOnly],
+      ['/api/v1/auth', true],
+      'same-site, register: cookie path and httpOnly',
+    );
     // Strict by default; Lax would be as good here and fail cross-site the same way. None would not.
-    if (!['Strict', 'Lax'].includes(cookie.sameSite)) throw new CheckFailure(`same-site, register: cookie SameSite=${cookie.sameSite}, expected Strict or Lax`);
+    if (!['Strict', 'Lax'].includes(cookie.sameSite))
+      throw new CheckFailure(`same-site, register: cookie SameSite=${cookie.sameSite}, expected Strict or Lax`);
 
     await loadBlogs(spa, 'same-site, blog list');
 
@@ -251,13 +305,16 @@ async function sameSite(spaOrigin, apiOrigin) {
     await spa.page.click('#logout');
     await spa.expectCalls([calls.logout(200)], 'logout');
     await spa.expectState('signed-out', 'logout');
-    if (await spa.refreshCookie(apiOrigin)) throw new CheckFailure('same-site, logout: the refreshToken cookie is still stored');
+    if (await spa.refreshCookie(apiOrigin))
+      throw new CheckFailure('same-site, logout: the refreshToken cookie is still stored');
 
     await spa.load();
     await spa.expectCalls([calls.current(401), calls.refresh(401)], 'reload after logout');
     await spa.expectState('signed-out', 'reload after logout');
     if (spa.problems.length > 0) throw new CheckFailure(`same-site: ${spa.problems.join('; ')}`);
-    log(`same-site: register 201 (cookie SameSite=${cookie.sameSite}), blog list, reload refreshed through the cookie (401, refresh 200, retry 200), logout 200`);
+    log(
+      `same-site: register 201 (cookie SameSite=${cookie.sameSite}), blog list, reload refreshed through the cookie (401, refresh 200, retry 200), logout 200`,
+    );
   } finally {
     await spa.close();
   }
@@ -274,7 +331,10 @@ async function crossSite(spaOrigin, apiOrigin) {
     await spa.expectCalls([calls.register(201)], 'register');
     await spa.expectState('signed-in', 'register');
     // The documented failure: the API set the cookie, Chromium refused it for a cross-site response.
-    if (await spa.refreshCookie(apiOrigin)) throw new CheckFailure('cross-site, register: the refreshToken cookie was stored; the documented failure did not happen');
+    if (await spa.refreshCookie(apiOrigin))
+      throw new CheckFailure(
+        'cross-site, register: the refreshToken cookie was stored; the documented failure did not happen',
+      );
 
     // The access token in memory still works: the list needs no cookie.
     await loadBlogs(spa, 'cross-site, blog list');
@@ -293,12 +353,16 @@ async function crossSite(spaOrigin, apiOrigin) {
 
     const refreshes = await Promise.all(spa.refreshAnswers);
     if (!refreshes.every((answer) => answer === '401 Refresh token required')) {
-      throw new CheckFailure(`cross-site: refresh answers ${JSON.stringify(refreshes)}, expected only 401 "Refresh token required"`);
+      throw new CheckFailure(
+        `cross-site: refresh answers ${JSON.stringify(refreshes)}, expected only 401 "Refresh token required"`,
+      );
     }
     if (spa.problems.length > 0) throw new CheckFailure(`cross-site: ${spa.problems.join('; ')}`);
     const reasons = [...new Set(spa.blockedCookies)];
     if (!reasons.some((reason) => reason.includes('SameSite'))) {
-      throw new CheckFailure(`cross-site: Chromium gave ${JSON.stringify(reasons)} for dropping the cookie, expected a SameSite reason`);
+      throw new CheckFailure(
+        `cross-site: Chromium gave ${JSON.stringify(reasons)} for dropping the cookie, expected a SameSite reason`,
+      );
     }
     log(
       `cross-site: register 201 but the cookie was dropped (Chromium's reason: ${reasons.join(', ') || 'not reported'}), ` +
@@ -334,6 +398,8 @@ async function main() {
 }
 
 main().catch((error) => {
-  console.error(`spa-check: FAILED: ${error instanceof CheckFailure ? error.message : error && error.stack ? error.stack : error}`);
+  console.error(
+    `spa-check: FAILED: ${error instanceof CheckFailure ? error.message : error && error.stack ? error.stack : error}`,
+  );
   process.exit(1);
 });

@@ -52,7 +52,9 @@ export function createAuthController({ config, loginThrottle, sessions, users }:
         throw new NotFound('User not found').refusingAuthentication('unknown_email');
       }
       if (!(await users.passwordMatches(user, password))) {
-        throw RequestValidationError.forField('password', 'Email or password is incorrect').refusingAuthentication('wrong_password');
+        throw RequestValidationError.forField('password', 'Email or password is incorrect').refusingAuthentication(
+          'wrong_password',
+        );
       }
       await loginThrottle.clearFailuresOfAccount(req);
       sendLogin(res, 200, user, await sessions.openSession(user._id));

@@ -42,7 +42,12 @@ export function createBlogController({ blogs, config }: { blogs: BlogService; co
 
     async createBlog(req: Request, res: Response) {
       const { title, content, status = 'draft' } = matchedData<BlogForm>(req);
-      const blog = await blogs.createBlog(signedInUser(res), { title: title!, content: content!, status, banner: bannerOf(req, res)! });
+      const blog = await blogs.createBlog(signedInUser(res), {
+        title: title!,
+        content: content!,
+        status,
+        banner: bannerOf(req, res)!,
+      });
       res.status(201).json({ blog });
     },
 

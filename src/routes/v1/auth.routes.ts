@@ -2,7 +2,12 @@ import { Router } from 'express';
 import { createAuthController, REFRESH_COOKIE } from '../../controllers/v1/auth.controller';
 import { requireRefreshCookie } from '../../middlewares/refresh-cookie';
 import { validate } from '../../middlewares/validate';
-import { loginValidators, noBodyFields, refreshCookieValidators, registerValidators } from '../../validators/auth.validators';
+import {
+  loginValidators,
+  noBodyFields,
+  refreshCookieValidators,
+  registerValidators,
+} from '../../validators/auth.validators';
 import type { RouteDeps } from './index';
 
 export function authRoutes(deps: RouteDeps): Router {
@@ -12,6 +17,14 @@ export function authRoutes(deps: RouteDeps): Router {
   router.post('/register', registerValidators, validate, auth.register);
   router.post('/login', deps.loginThrottle.perIp, loginValidators, validate, deps.loginThrottle.perAccount, auth.login);
   router.post('/refresh-token', refreshCookie, refreshCookieValidators, noBodyFields, validate, auth.refreshToken);
-  router.post('/logout', deps.authenticate, refreshCookie, refreshCookieValidators, noBodyFields, validate, auth.logout);
+  router.post(
+    '/logout',
+    deps.authenticate,
+    refreshCookie,
+    refreshCookieValidators,
+    noBodyFields,
+    validate,
+    auth.logout,
+  );
   return router;
 }

@@ -12,14 +12,23 @@ import http from 'node:http';
 import https from 'node:https';
 import { v2 as cloudinary, type UploadApiResponse } from 'cloudinary';
 import type { CloudinaryConfig } from '../../config';
-import { StorageError, type BannerStorage, type BannerUpload, type ListedFile, type StoredFile } from './banner-storage';
+import {
+  StorageError,
+  type BannerStorage,
+  type BannerUpload,
+  type ListedFile,
+  type StoredFile,
+} from './banner-storage';
 
 /** Deadline of a deletion or a page of the listing. */
 const CALL_TIMEOUT_MS = 15_000;
 const LIST_PAGE_SIZE = 500;
 const LIST_MAX_PAGES = 200;
 
-export function createCloudinaryStorage(settings: CloudinaryConfig, { saveTimeoutMs = 15_000 }: { saveTimeoutMs?: number } = {}): BannerStorage {
+export function createCloudinaryStorage(
+  settings: CloudinaryConfig,
+  { saveTimeoutMs = 15_000 }: { saveTimeoutMs?: number } = {},
+): BannerStorage {
   // The SDK picks http or https once, when it is first loaded; a plain-http API base (a proxy, or the
   // server of a test) therefore needs an http agent of its own.
   const plainHttp = settings.uploadPrefix?.startsWith('http:') ?? false;
@@ -112,7 +121,8 @@ export function createCloudinaryStorage(settings: CloudinaryConfig, { saveTimeou
         } catch (error) {
           throw new StorageError('Cloudinary listing failed', { cause: error });
         }
-        for (const resource of answer.resources ?? []) files.push({ key: resource.public_id, storedAt: new Date(resource.created_at) });
+        for (const resource of answer.resources ?? [])
+          files.push({ key: resource.public_id, storedAt: new Date(resource.created_at) });
         cursor = answer.next_cursor;
         if (!cursor) break;
       }

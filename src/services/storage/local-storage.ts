@@ -5,7 +5,13 @@
 import { randomBytes } from 'node:crypto';
 import { mkdir, readdir, rm, stat, writeFile } from 'node:fs/promises';
 import path from 'node:path';
-import { StorageError, type BannerStorage, type BannerUpload, type ListedFile, type StoredFile } from './banner-storage';
+import {
+  StorageError,
+  type BannerStorage,
+  type BannerUpload,
+  type ListedFile,
+  type StoredFile,
+} from './banner-storage';
 
 /** URL path under which the app serves the folder (see app.ts). */
 export const LOCAL_BANNERS_URL_PATH = '/uploads/banners';
@@ -16,7 +22,10 @@ const SAFE_NAME = /^[a-f0-9]{24}\.(png|jpeg|webp)$/;
 /** The folder banners are kept in, under the configured uploads folder. */
 export const localBannersDirectory = (uploadsDir: string) => path.resolve(uploadsDir, 'banners');
 
-export function createLocalStorage(uploadsDir: string, { saveTimeoutMs = 15_000 }: { saveTimeoutMs?: number } = {}): BannerStorage {
+export function createLocalStorage(
+  uploadsDir: string,
+  { saveTimeoutMs = 15_000 }: { saveTimeoutMs?: number } = {},
+): BannerStorage {
   const directory = localBannersDirectory(uploadsDir);
 
   return {
