@@ -9,7 +9,7 @@ import { ConfigError } from './config';
 import { loadProcessConfig } from './config/process';
 import { connectDatabase, disconnectDatabase } from './lib/database';
 import { createLogger } from './lib/logger';
-import { reconcileCounters, sweepOrphanBanners } from './services/reconciliation.service';
+import { createReconciliationService } from './services/reconciliation.service';
 import { createBannerStorage } from './services/storage';
 
 async function main(): Promise<number> {
@@ -33,11 +33,13 @@ async function main(): Promise<number> {
   });
   await connectDatabase({ uri: config.mongodb.uri, serverApi: config.mongodb.serverApi, timeouts: config.database });
   try {
-    const counters = await reconcileCounters(logger);
-    const banners = await sweepOrphanBanners(createBannerStorage(config.storage), {
-      minAgeMs: config.maintenance.orphanMinAgeMs,
+    const maintenance = createReconciliationService({
+      storage: createBannerStorage(config.storage),
       logger,
+      orphanMinAgeMs: config.maintenance.orphanMinAgeMs,
     });
+    const counters = await maintenance.reconcileCounters();
+    const banners = await maintenance.sweepOrphanBanners();
     process.stdout.write(
       `${JSON.stringify({
         blogsChecked: counters.blogsChecked,

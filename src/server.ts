@@ -17,7 +17,7 @@ import { createMetrics } from './lib/metrics';
 import { monitorMongoClient } from './lib/mongodb-metrics';
 import { closeRedis, createRedisRateLimitStore, openRedis, pingRedis, type RedisClient } from './lib/redis';
 import { settleWithin } from './lib/timeout';
-import { runMaintenance } from './services/reconciliation.service';
+import { createReconciliationService } from './services/reconciliation.service';
 import { createBannerStorage } from './services/storage';
 import { backfillUsernameKeys } from './models/user.migrations';
 
@@ -99,7 +99,12 @@ async function main(): Promise<void> {
   logger.info(`banners: ${storage.kind}`);
 
   // Counters that heal: once in the background now, then on a schedule (also `npm run reconcile`).
-  const maintain = () => runMaintenance(storage, { minAgeMs: config.maintenance.orphanMinAgeMs, logger });
+  const maintenance = createReconciliationService({
+    storage,
+    logger,
+    orphanMinAgeMs: config.maintenance.orphanMinAgeMs,
+  });
+  const maintain = () => maintenance.runMaintenance();
   if (config.maintenance.onStart) setTimeout(() => void maintain(), 0).unref();
   const maintenanceTimer =
     config.maintenance.intervalMs > 0 ? setInterval(() => void maintain(), config.maintenance.intervalMs) : undefined;

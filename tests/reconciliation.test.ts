@@ -10,12 +10,22 @@ import { startDatabaseWatchdog } from '../src/lib/database-watchdog';
 import { BlogModel } from '../src/models/blog.model';
 import { CommentModel } from '../src/models/comment.model';
 import { LikeModel } from '../src/models/like.model';
-import { reconcileCounters } from '../src/services/reconciliation.service';
+import type { Logger } from '../src/lib/logger';
+import { createReconciliationService } from '../src/services/reconciliation.service';
+import { createLocalStorage } from '../src/services/storage/local-storage';
 import { createBlog } from './helpers/blogs';
 import { captureLog } from './helpers/log-capture';
 import { createTestContext, type TestContext } from './helpers/test-app';
 import { agent } from './helpers/agent';
 import { registerAdmin, registerUser, type SignedInUser } from './helpers/users';
+
+/** The counters half of the service; the banner storage is this file's own (the sweep is tested elsewhere). */
+const reconcileCounters = (logger: Logger) =>
+  createReconciliationService({
+    storage: createLocalStorage(ctx.uploadsDir),
+    logger,
+    orphanMinAgeMs: 60 * 60_000,
+  }).reconcileCounters();
 
 let ctx: TestContext;
 const api = agent(() => ctx.app);

@@ -6,7 +6,7 @@
 import { mkdirSync, readdirSync, utimesSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { BlogModel } from '../src/models/blog.model';
-import { sweepOrphanBanners } from '../src/services/reconciliation.service';
+import { createReconciliationService } from '../src/services/reconciliation.service';
 import { createBannerStorage } from '../src/services/storage';
 import { createLocalStorage, localBannersDirectory } from '../src/services/storage/local-storage';
 import { createBlog, postBlog } from './helpers/blogs';
@@ -95,11 +95,19 @@ describe('orphan banner sweep', () => {
     });
     const log = captureLog();
 
-    const young = await sweepOrphanBanners(storage, { minAgeMs: 60 * 60_000, logger: log.logger });
+    const young = await createReconciliationService({
+      storage,
+      logger: log.logger,
+      orphanMinAgeMs: 60 * 60_000,
+    }).sweepOrphanBanners(60 * 60_000);
     expect(young.removed).toEqual([]);
     expect(cloud.stored.has(orphan.key)).toBe(true);
 
-    const swept = await sweepOrphanBanners(storage, { minAgeMs: 0, logger: log.logger });
+    const swept = await createReconciliationService({
+      storage,
+      logger: log.logger,
+      orphanMinAgeMs: 60 * 60_000,
+    }).sweepOrphanBanners(0);
     expect(swept.removed).toContain(orphan.key);
     expect(swept.removed).not.toContain(keptKey);
     expect(cloud.stored.has(orphan.key)).toBe(false);
@@ -123,7 +131,11 @@ describe('orphan banner sweep', () => {
     utimesSync(path.join(directory, orphan), twoHoursAgo, twoHoursAgo);
     utimesSync(path.join(directory, keptKey), twoHoursAgo, twoHoursAgo);
 
-    const swept = await sweepOrphanBanners(storage, { minAgeMs: 60 * 60_000, logger: captureLog().logger });
+    const swept = await createReconciliationService({
+      storage,
+      logger: captureLog().logger,
+      orphanMinAgeMs: 60 * 60_000,
+    }).sweepOrphanBanners(60 * 60_000);
 
     expect(swept.removed).toEqual([orphan]);
     expect(readdirSync(directory).sort()).toEqual([fresh, keptKey, 'README.txt'].sort());

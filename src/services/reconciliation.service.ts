@@ -38,7 +38,7 @@ async function countsPerBlog(model: typeof LikeModel | typeof CommentModel): Pro
   return new Map(groups.map((group) => [String(group._id), group.count]));
 }
 
-export async function reconcileCounters(logger: Logger): Promise<ReconciliationReport> {
+async function reconcileCounters(logger: Logger): Promise<ReconciliationReport> {
   const [likes, comments] = await Promise.all([countsPerBlog(LikeModel), countsPerBlog(CommentModel)]);
   const fixes: CounterFix[] = [];
   const seen = new Set<string>();
@@ -102,7 +102,7 @@ export interface SweepReport {
   removed: string[];
 }
 
-export async function sweepOrphanBanners(
+async function sweepOrphanBanners(
   storage: BannerStorage,
   { minAgeMs, logger }: { minAgeMs: number; logger: Logger },
 ): Promise<SweepReport> {
@@ -126,10 +126,7 @@ export async function sweepOrphanBanners(
 }
 
 /** Both, one after the other; a failure of either is logged, never thrown (for timers). */
-export async function runMaintenance(
-  storage: BannerStorage,
-  options: { minAgeMs: number; logger: Logger },
-): Promise<void> {
+async function runMaintenance(storage: BannerStorage, options: { minAgeMs: number; logger: Logger }): Promise<void> {
   const { logger } = options;
   try {
     await reconcileCounters(logger);
@@ -146,3 +143,21 @@ export async function runMaintenance(
     });
   }
 }
+
+export interface ReconciliationServiceDeps {
+  storage: BannerStorage;
+  logger: Logger;
+  /** Banner files younger than this are never swept (ORPHAN_BANNER_MIN_AGE_MS). */
+  orphanMinAgeMs: number;
+}
+
+export function createReconciliationService({ storage, logger, orphanMinAgeMs }: ReconciliationServiceDeps) {
+  return {
+    reconcileCounters: () => reconcileCounters(logger),
+    /** `minAgeMs` overrides the configured age (a test or an operator sweeping at once). */
+    sweepOrphanBanners: (minAgeMs = orphanMinAgeMs) => sweepOrphanBanners(storage, { minAgeMs, logger }),
+    runMaintenance: () => runMaintenance(storage, { minAgeMs: orphanMinAgeMs, logger }),
+  };
+}
+
+export type ReconciliationService = ReturnType<typeof createReconciliationService>;
