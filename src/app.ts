@@ -102,10 +102,13 @@ export function createApp({
   const blogs = createBlogService({ storage, logger, accounts });
   const engagement = createEngagementService({ blogs, accounts });
 
+  // Built once: the routes' 405 answers and the metrics' route templates both read it.
+  const openApiDocument = buildOpenApiDocument();
+
   // First, so that every request counts, the refused and the static ones too.
   if (config.metrics.enabled) {
     const staticPrefixes = [LOCAL_BANNERS_URL_PATH, `${API_BASE_PATH}${DOCS_ASSETS_PATH}`];
-    app.use(measureRequests(metrics, { paths: buildOpenApiDocument().paths, staticPrefixes }));
+    app.use(measureRequests(metrics, { paths: openApiDocument.paths, staticPrefixes }));
   }
   app.use(requestLogger({ logger, quietPaths: [...HEALTH_PATHS, METRICS_PATH] }));
   app.use(helmet(JSON_API_SECURITY_HEADERS));
@@ -161,7 +164,6 @@ export function createApp({
   app.use(express.json({ limit: config.jsonBodyLimit }));
   app.use(cookieParser());
 
-  const openApiDocument = buildOpenApiDocument();
   app.use(
     API_BASE_PATH,
     v1Routes({
