@@ -21,6 +21,7 @@ const dist = path.resolve(__dirname, '..', 'dist');
 const { createRateLimiter } = require(path.join(dist, 'middlewares', 'rate-limit'));
 const { requestLogger } = require(path.join(dist, 'middlewares', 'request-logger'));
 const { createLogger } = require(path.join(dist, 'lib', 'logger'));
+const { JSON_API_SECURITY_HEADERS } = require(path.join(dist, 'app'));
 
 const duration = Number(process.env.BENCH_DURATION ?? 3);
 const rounds = Number(process.env.BENCH_ROUNDS ?? 2);
@@ -38,17 +39,7 @@ const BODY = {
 /** The chain of src/app.ts in its order, with the settings the benchmark gives the API. */
 const chain = {
   'request log + id': () => requestLogger({ logger }),
-  helmet: () =>
-    helmet({
-      contentSecurityPolicy: { useDefaults: false, directives: { defaultSrc: ["'self'"], frameAncestors: ["'none'"] } },
-      crossOriginOpenerPolicy: false,
-      originAgentCluster: false,
-      referrerPolicy: false,
-      xDnsPrefetchControl: false,
-      xDownloadOptions: false,
-      xPermittedCrossDomainPolicies: false,
-      xXssProtection: false,
-    }),
+  helmet: () => helmet(JSON_API_SECURITY_HEADERS),
   cors: () => cors({ origin: false, credentials: true }),
   compression: () => compression({ threshold: 1024 }),
   'rate limit': () => createRateLimiter({ max: 1e9, windowMs: 60_000, logger }),

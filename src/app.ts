@@ -64,7 +64,7 @@ export interface AppDeps {
  * X-DNS-Prefetch-Control, X-Download-Options (IE8), X-Permitted-Cross-Domain-Policies (Flash, Acrobat)
  * and X-XSS-Protection (turns off a filter of old browsers). See docs/performance.md.
  */
-const JSON_API_SECURITY_HEADERS = {
+export const JSON_API_SECURITY_HEADERS = {
   contentSecurityPolicy: { useDefaults: false, directives: { defaultSrc: ["'self'"], frameAncestors: ["'none'"] } },
   crossOriginOpenerPolicy: false,
   originAgentCluster: false,

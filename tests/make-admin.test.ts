@@ -2,12 +2,12 @@
  * Admin bootstrap (`npm run make-admin -- <email>`): the operator promotes an existing account, which then
  * acts as admin at once, with the session it already has. And `npm start` runs the built dist/ only.
  */
-import { spawn, spawnSync } from 'node:child_process';
+import { spawnSync } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import mongoose from 'mongoose';
-import { databaseUri } from './helpers/server-process';
+import { databaseUri, runToExit, type ProcessResult } from './helpers/server-process';
 import { createTestContext, type TestContext } from './helpers/test-app';
 import { agent } from './helpers/agent';
 import { registerUser } from './helpers/users';
@@ -21,34 +21,12 @@ beforeAll(async () => {
 });
 afterAll(() => ctx.close());
 
-function makeAdmin(...args: string[]): Promise<{ code: number | null; stdout: string; stderr: string }> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, ['--require', 'tsx/cjs', path.join('src', 'cli', 'make-admin.ts'), ...args], {
-      cwd: PROJECT_ROOT,
-      env: {
-        PATH: process.env.PATH ?? '',
-        DOTENV_CONFIG_PATH: '/dev/null',
-        DOTENV_CONFIG_QUIET: 'true',
-        NODE_ENV: 'test',
-        MONGODB_URI: databaseUri(mongoose.connection.name),
-        ...Object.fromEntries(
-          ['JWT_ACCESS_SECRET', 'JWT_REFRESH_SECRET'].map((name) => [name, 'x'.repeat(31) + name.length]),
-        ),
-      },
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.on('data', (chunk) => (stdout += chunk));
-    child.stderr.on('data', (chunk) => (stderr += chunk));
-    const timer = setTimeout(() => {
-      child.kill('SIGKILL');
-      reject(new Error(`make-admin did not finish; ${stdout}${stderr}`));
-    }, 40_000);
-    child.once('exit', (code) => {
-      clearTimeout(timer);
-      resolve({ code, stdout, stderr });
-    });
+function makeAdmin(...args: string[]): Promise<ProcessResult> {
+  return runToExit(path.join('cli', 'make-admin.ts'), args, {
+    MONGODB_URI: databaseUri(mongoose.connection.name),
+    ...Object.fromEntries(
+      ['JWT_ACCESS_SECRET', 'JWT_REFRESH_SECRET'].map((name) => [name, 'x'.repeat(31) + name.length]),
+    ),
   });
 }
 

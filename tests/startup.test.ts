@@ -2,48 +2,25 @@
  * Start-up as an operator meets it: a failure is one clear line on stderr (no stack trace), and
  * development keeps its generated JWT secrets across restarts so a SPA's tokens stay valid.
  */
-import { spawn, spawnSync } from 'node:child_process';
+import { spawnSync } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { createServer, type Server } from 'node:net';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import mongoose from 'mongoose';
 import { startStandIn, type LocalDatabase } from '../src/dev/local-database';
-import { databaseUri, sharedSecrets, startServerProcess, type ServerProcess } from './helpers/server-process';
-
-const PROJECT_ROOT = path.resolve(__dirname, '..');
+import {
+  databaseUri,
+  runToExit,
+  sharedSecrets,
+  startServerProcess,
+  type ProcessResult,
+  type ServerProcess,
+} from './helpers/server-process';
 
 /** Runs src/server.ts to its end and returns what it wrote; for start-ups that must fail. */
-function runServerToExit(
-  env: Record<string, string>,
-): Promise<{ code: number | null; stdout: string; stderr: string }> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, ['--require', 'tsx/cjs', path.join('src', 'server.ts')], {
-      cwd: PROJECT_ROOT,
-      env: {
-        PATH: process.env.PATH ?? '',
-        DOTENV_CONFIG_PATH: '/dev/null',
-        DOTENV_CONFIG_QUIET: 'true',
-        NODE_ENV: 'test',
-        BCRYPT_COST: '4',
-        ...env,
-      },
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.on('data', (chunk) => (stdout += chunk));
-    child.stderr.on('data', (chunk) => (stderr += chunk));
-    const timer = setTimeout(() => {
-      child.kill('SIGKILL');
-      reject(new Error(`the server did not exit; stdout:\n${stdout}\nstderr:\n${stderr}`));
-    }, 40_000);
-    child.once('exit', (code) => {
-      clearTimeout(timer);
-      resolve({ code, stdout, stderr });
-    });
-  });
-}
+const runServerToExit = (env: Record<string, string>): Promise<ProcessResult> =>
+  runToExit('server.ts', [], { BCRYPT_COST: '4', ...env });
 
 /** The stand-in needs java and mvn; machines where mongodb-memory-server works may lack them. */
 const hasStandIn = ['java', 'mvn'].every((command) => !spawnSync(command, ['-version'], { stdio: 'ignore' }).error);

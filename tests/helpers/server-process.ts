@@ -41,6 +41,44 @@ export function databaseUri(databaseName: string): string {
   return uri.replace(/^(mongodb(?:\+srv)?:\/\/[^/?]+)(\/[^?]*)?/, `$1/${databaseName}`);
 }
 
+export interface ProcessResult {
+  code: number | null;
+  stdout: string;
+  stderr: string;
+}
+
+/**
+ * Runs a TypeScript entry point of src/ (the server, a CLI) through tsx to its end, with only the
+ * environment given (no developer .env), and returns its exit code and output; killed after 40 s.
+ */
+export function runToExit(entry: string, args: string[], env: Record<string, string>): Promise<ProcessResult> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, ['--require', 'tsx/cjs', path.join('src', entry), ...args], {
+      cwd: PROJECT_ROOT,
+      env: {
+        PATH: process.env.PATH ?? '',
+        DOTENV_CONFIG_PATH: '/dev/null',
+        DOTENV_CONFIG_QUIET: 'true',
+        NODE_ENV: 'test',
+        ...env,
+      },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    let stdout = '';
+    let stderr = '';
+    child.stdout!.on('data', (chunk) => (stdout += chunk));
+    child.stderr!.on('data', (chunk) => (stderr += chunk));
+    const timer = setTimeout(() => {
+      child.kill('SIGKILL');
+      reject(new Error(`${entry} did not exit within 40 s; stdout:\n${stdout}\nstderr:\n${stderr}`));
+    }, 40_000);
+    child.once('exit', (code) => {
+      clearTimeout(timer);
+      resolve({ code, stdout, stderr });
+    });
+  });
+}
+
 export async function startServerProcess(env: Record<string, string>): Promise<ServerProcess> {
   const child = spawn(process.execPath, ['--require', 'tsx/cjs', path.join('src', 'server.ts')], {
     cwd: PROJECT_ROOT,
