@@ -1,5 +1,5 @@
 /**
- * Installed for every test file (jest.config.ts setupFilesAfterEnv): a test whose responses broke
+ * Installed for every test file (jest.config.js setupFilesAfterEnv): a test whose responses broke
  * the OpenAPI contract fails, naming each mismatch (see tests/helpers/contract.ts).
  */
 import { takeContractMismatches } from './contract';

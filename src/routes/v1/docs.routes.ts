@@ -3,9 +3,15 @@
  * Swagger UI's scripts and styles come from the swagger-ui-dist package on this server, never a CDN,
  * so the page works offline and under helmet's default Content-Security-Policy as it is.
  */
+import path from 'node:path';
 import express, { Router, type Request, type Response } from 'express';
-import { getAbsoluteFSPath } from 'swagger-ui-dist';
 import type { OpenApiDocument } from '../../openapi/types';
+
+/**
+ * The package's folder, found without loading the package: its entry point loads Swagger UI's whole
+ * browser bundle (~0.3 s at every start of the server and of every test file).
+ */
+const SWAGGER_UI_ASSETS = path.dirname(require.resolve('swagger-ui-dist/package.json'));
 
 /** Where the page's assets are served, below the router's mount point. */
 export const DOCS_ASSETS_PATH = '/docs/assets';
@@ -57,7 +63,7 @@ export function docsRoutes(document: OpenApiDocument): Router {
       if (req.path !== '/docs-init.js') return next();
       res.type('application/javascript').send(INIT_SCRIPT);
     },
-    express.static(getAbsoluteFSPath(), { index: false, maxAge: '1h' }),
+    express.static(SWAGGER_UI_ASSETS, { index: false, maxAge: '1h' }),
   );
   return router;
 }
