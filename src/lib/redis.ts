@@ -5,11 +5,10 @@
  * Opened by server.ts (or a test), never as a side effect of an import.
  */
 import { RedisStore, type RedisReply } from 'rate-limit-redis';
-import { createClient } from 'redis';
 import type { Logger } from './logger';
 import { settleWithin } from './timeout';
 
-export type RedisClient = ReturnType<typeof createRedisClient>;
+export type RedisClient = Awaited<ReturnType<typeof createRedisClient>>;
 
 /** A rate-limit check waits at most this long for Redis before the request goes through unlimited. */
 const COMMAND_TIMEOUT_MS = 1000;
@@ -24,7 +23,10 @@ export interface OpenRedisOptions {
   readyTimeoutMs?: number;
 }
 
-function createRedisClient(url: string) {
+async function createRedisClient(url: string) {
+  // Loaded here, not at the top: only an instance with REDIS_URL needs the client library, and loading
+  // it is a sixth of the process's start-up.
+  const { createClient } = await import('redis');
   return createClient({
     url,
     // Without this, commands wait in a queue while the client reconnects, and so would every request.
@@ -38,7 +40,7 @@ function createRedisClient(url: string) {
  * instance starts anyway: rate limiting fails open and /readyz reports `redis: "down"` until it is.
  */
 export async function openRedis({ url, logger, readyTimeoutMs = 5000 }: OpenRedisOptions): Promise<RedisClient> {
-  const client = createRedisClient(url);
+  const client = await createRedisClient(url);
 
   // node-redis emits an error for every failed reconnect attempt; one line per outage is enough.
   let connected = false;
