@@ -153,3 +153,17 @@ describe('odd field names', () => {
     expect(response.body.errors['a.b']).toEqual(unknownField('a.b', '1'));
   });
 });
+
+describe('a body of thousands of unknown fields', () => {
+  it('names the first 20 only, says how many more there were, and answers far smaller than the body', async () => {
+    const fields = Array.from({ length: 3000 }, (_, i) => [`f${i}`, 1]);
+    const body = JSON.stringify(Object.fromEntries(fields));
+    const response = await api.as(user).put('/users/current').set('Content-Type', 'application/json').send(body);
+
+    expect(response.status).toBe(400);
+    expect(Object.keys(response.body.errors)).toEqual(fields.slice(0, 20).map(([name]) => name));
+    expect(response.body.errors.f19.msg).toMatch(/; 2980 more unknown fields not listed$/);
+    expect(response.body.errors.f0.msg).not.toMatch(/more unknown fields/);
+    expect(JSON.stringify(response.body).length).toBeLessThan(body.length / 4);
+  });
+});

@@ -11,6 +11,12 @@
 import type { NextFunction, Request, Response } from 'express';
 import { RequestValidationError, type FieldError } from '../errors/http-errors';
 
+/**
+ * At most this many unknown fields are named, so that a body of thousands of keys cannot make the
+ * answer many times its own size; the last one named says how many more there were.
+ */
+export const MAX_UNKNOWN_FIELDS_REPORTED = 20;
+
 const isPlainObject = (value: unknown): value is Record<string, unknown> =>
   typeof value === 'object' && value !== null && !Array.isArray(value);
 
@@ -24,11 +30,14 @@ export function onlyFields(allowed: readonly string[]) {
     if (unknown.length === 0) return next();
     // Object.fromEntries defines own properties, so even a field named "__proto__" is reported as sent.
     // The value is never echoed: an unknown field may well be a misnamed secret.
+    const named = unknown.slice(0, MAX_UNKNOWN_FIELDS_REPORTED);
+    const unnamed = unknown.length - named.length;
     const errors: Record<string, FieldError> = Object.fromEntries(
-      unknown.map((field) => [
-        field,
-        { type: 'field', value: '', msg: `Unknown field "${field}" (${hint})`, path: field, location: 'body' },
-      ]),
+      named.map((field, index) => {
+        const more = unnamed > 0 && index === named.length - 1 ? `; ${unnamed} more unknown fields not listed` : '';
+        const msg = `Unknown field "${field}" (${hint})${more}`;
+        return [field, { type: 'field', value: '', msg, path: field, location: 'body' }];
+      }),
     );
     throw new RequestValidationError(errors);
   };
