@@ -173,7 +173,7 @@ export function createApp({
       accounts,
       blogs,
       engagement,
-      authenticate: authenticate(sessions),
+      authenticate: authenticate(sessions, { cacheTtlMs: config.authCacheTtlMs }),
       loginThrottle: createLoginThrottle({ ...config.loginThrottle, stores: loginThrottleStores, logger }),
       // run in this order when an account is deleted, after its sessions and before the user record
       accountCleanups: [blogs.deleteBlogsOfAuthor, engagement.deleteEngagementOfUser],

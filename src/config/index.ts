@@ -70,6 +70,8 @@ const environmentSchema = z.object({
   ),
   // Anonymous reading of published blogs and their comments (an operator option; the interface requires a token).
   PUBLIC_READS: boolean(false),
+  // Reads may trust a checked session for this long (0: every request asks the database); docs/performance.md.
+  AUTH_CACHE_TTL_MS: integer(0, 0, 60_000),
   TRUST_PROXY: optionalString,
   LOG_LEVEL: z.preprocess(emptyToUndefined, z.enum(['silent', 'error', 'warn', 'info', 'http', 'debug']).optional()),
   JSON_BODY_LIMIT: z.preprocess(emptyToUndefined, z.string().default('100kb')),
@@ -163,6 +165,11 @@ export interface Config {
   refreshCookie: { sameSite: 'strict' | 'lax' | 'none'; secure: boolean };
   /** Anonymous visitors may read published blogs and their comments (GET only); off by default. */
   publicReads: boolean;
+  /**
+   * How long a GET or HEAD may rely on a session and user this instance checked before (0: off). A logout,
+   * a role change or a deletion made elsewhere shows on such reads within this time; writes always check.
+   */
+  authCacheTtlMs: number;
   trustProxy: TrustProxy;
   logLevel: string;
   jsonBodyLimit: string;
@@ -375,6 +382,7 @@ export function loadConfig(
     corsOrigins: cors.origins,
     refreshCookie: { sameSite: env.COOKIE_SAMESITE, secure: cookieSecure },
     publicReads: env.PUBLIC_READS,
+    authCacheTtlMs: env.AUTH_CACHE_TTL_MS,
     trustProxy: parseTrustProxy(env.TRUST_PROXY),
     logLevel: env.LOG_LEVEL ?? (env.NODE_ENV === 'test' ? 'silent' : 'info'),
     jsonBodyLimit: env.JSON_BODY_LIMIT,
