@@ -50,10 +50,11 @@ export interface ProcessResult {
 }
 
 /** The arguments of node that run an entry point of src/ such as 'server.ts'. */
-const nodeArguments = (entry: string) => ['--enable-source-maps', bundleOf(entry)];
+const nodeArguments = (entry: string) => ['--enable-source-maps', bundleOf(path.join('src', entry))];
 
 /**
- * Runs an entry point of src/ (the server, a CLI; see ENTRY_POINTS in tests/helpers/test-build.ts) to
+ * Runs an entry point of src/ (the server, a CLI; see ENTRY_POINTS in tests/helpers/test-build.ts), e.g.
+ * 'server.ts', to
  * its end, with only the environment given (no developer .env), and returns its exit code and output;
  * killed after 40 s.
  */
