@@ -25,8 +25,11 @@ beforeAll(async () => {
   server = await startServerProcess({
     MONGODB_URI: target.toString(),
     ...sharedSecrets(),
-    MONGODB_SOCKET_TIMEOUT_MS: '3000',
-    MONGODB_OPERATION_TIMEOUT_MS: '5000',
+    // Deadlines shorter than production's, for a shorter test, yet well above what a request takes on a
+    // loaded machine.
+    MONGODB_SOCKET_TIMEOUT_MS: '1500',
+    MONGODB_OPERATION_TIMEOUT_MS: '2000',
+    MONGODB_SERVER_SELECTION_TIMEOUT_MS: '1500',
     DB_UNAVAILABLE_RETRY_AFTER_S: '7',
   });
   const registered = await fetch(`${server.baseUrl}/api/v1/auth/register`, {
@@ -57,12 +60,12 @@ async function get(
   };
 }
 
-/** Polls until `probe` answers true (every 200 ms, for up to `limitMs`). */
+/** Polls until `probe` answers true (every 50 ms, for up to `limitMs`). */
 async function eventually(probe: () => Promise<boolean>, limitMs = 20_000): Promise<boolean> {
   const until = Date.now() + limitMs;
   while (Date.now() < until) {
     if (await probe().catch(() => false)) return true;
-    await new Promise((resolve) => setTimeout(resolve, 200));
+    await new Promise((resolve) => setTimeout(resolve, 50));
   }
   return false;
 }
@@ -110,7 +113,7 @@ describe('a silent partition (no byte gets through, nothing is reset)', () => {
     expect((await get('/api/v1/blogs')).status).toBe(200);
     proxy.setMode('blackhole');
 
-    // the operation deadline (5 s here) ends it at the latest; the fetch's own 20 s limit would fail the test
+    // the operation deadline (2 s here) ends it at the latest; the fetch's own 20 s limit would fail the test
     const during = await get('/api/v1/blogs');
     expect(during.status).toBe(503);
     expect(during.body.code).toBe('ServiceUnavailable');

@@ -9,6 +9,8 @@ import mongoose from 'mongoose';
 import { createTestContext, type TestContext } from './helpers/test-app';
 import { databaseUri, sharedSecrets, startServerProcess, type ServerProcess } from './helpers/server-process';
 
+// Each test starts a server of its own and spends most of its time waiting for that server's timers and
+// hashes, so the tests run side by side (it.concurrent; they start once the beforeAll below has run).
 let ctx: TestContext;
 const servers: ServerProcess[] = [];
 beforeAll(async () => {
@@ -94,10 +96,10 @@ function connectionRefused(port: number): Promise<boolean> {
 }
 
 describe('graceful shutdown on SIGTERM', () => {
-  it('answers every request in flight completely, refuses new connections, and exits 0', async () => {
-    // bcrypt at cost 13 takes a few hundred ms per registration, and the thread pool runs four at a
-    // time, so eight registrations are still being worked on when the signal arrives.
-    const server = await startServer({ BCRYPT_COST: '13', SHUTDOWN_GRACE_MS: '60000' });
+  it.concurrent('answers every request in flight completely, refuses new connections, and exits 0', async () => {
+    // bcrypt at cost 12 takes about 250 ms per registration, and the app hashes one at a time on two
+    // cores, so eight registrations are still being worked on when the signal arrives.
+    const server = await startServer({ BCRYPT_COST: '12', SHUTDOWN_GRACE_MS: '60000' });
     const requests = Array.from({ length: 8 }, (_, i) =>
       send(server, 'POST', '/api/v1/auth/register', { email: `inflight${i}@example.com`, password: 'password123' }),
     );
@@ -122,37 +124,40 @@ describe('graceful shutdown on SIGTERM', () => {
     expect(server.output.join('\n')).not.toContain('still in flight');
   });
 
-  it('closes a keep-alive connection once its last response ends, so a client that keeps sending on it cannot hold the process open', async () => {
-    // A grace period far beyond the test's timeout: only closing the connection once idle lets this process end in time.
-    const server = await startServer({ BCRYPT_COST: '13', SHUTDOWN_GRACE_MS: '600000' });
-    const agent = new http.Agent({ keepAlive: true, maxSockets: 1 });
-    // Busy at the signal (so server.close() cannot close it yet), idle a few hundred ms later.
-    const registration = send(
-      server,
-      'POST',
-      '/api/v1/auth/register',
-      { email: 'keepalive@example.com', password: 'password123' },
-      agent,
-    );
-    await registration.sent;
-    await untilInFlight(server, 1);
+  it.concurrent(
+    'closes a keep-alive connection once its last response ends, so a client that keeps sending on it cannot hold the process open',
+    async () => {
+      // A grace period far beyond the test's timeout: only closing the connection once idle lets this process end in time.
+      const server = await startServer({ BCRYPT_COST: '12', SHUTDOWN_GRACE_MS: '600000' });
+      const agent = new http.Agent({ keepAlive: true, maxSockets: 1 });
+      // Busy at the signal (so server.close() cannot close it yet), idle a few hundred ms later.
+      const registration = send(
+        server,
+        'POST',
+        '/api/v1/auth/register',
+        { email: 'keepalive@example.com', password: 'password123' },
+        agent,
+      );
+      await registration.sent;
+      await untilInFlight(server, 1);
 
-    server.child.kill('SIGTERM');
-    expect((await registration.response).status).toBe(201);
-    let failedOnClosedConnection = false;
-    for (let attempt = 0; attempt < 200 && !failedOnClosedConnection; attempt++) {
-      await send(server, 'GET', '/healthz', undefined, agent).response.catch(() => {
-        failedOnClosedConnection = true;
-      });
-      await pause(50);
-    }
-    agent.destroy();
+      server.child.kill('SIGTERM');
+      expect((await registration.response).status).toBe(201);
+      let failedOnClosedConnection = false;
+      for (let attempt = 0; attempt < 200 && !failedOnClosedConnection; attempt++) {
+        await send(server, 'GET', '/healthz', undefined, agent).response.catch(() => {
+          failedOnClosedConnection = true;
+        });
+        await pause(50);
+      }
+      agent.destroy();
 
-    expect(failedOnClosedConnection).toBe(true);
-    expect(await server.exited).toBe(0);
-  });
+      expect(failedOnClosedConnection).toBe(true);
+      expect(await server.exited).toBe(0);
+    },
+  );
 
-  it('cuts a request still running when the grace period ends, then exits 0', async () => {
+  it.concurrent('cuts a request still running when the grace period ends, then exits 0', async () => {
     const server = await startServer({ SHUTDOWN_GRACE_MS: '1000' });
     // A client that sends half of its body and then nothing: its request never completes by itself.
     const socket = connect(server.port, '127.0.0.1');
@@ -180,7 +185,7 @@ describe('graceful shutdown on SIGTERM', () => {
 });
 
 describe('SIGINT', () => {
-  it('shuts down the same way (Ctrl-C in a terminal)', async () => {
+  it.concurrent('shuts down the same way (Ctrl-C in a terminal)', async () => {
     const server = await startServer({});
     server.child.kill('SIGINT');
 
@@ -190,8 +195,9 @@ describe('SIGINT', () => {
 });
 
 describe('readiness delay before the drain (SHUTDOWN_READINESS_DELAY_MS)', () => {
-  it('answers /readyz 503 while still accepting and serving requests, then drains and exits 0', async () => {
-    const server = await startServer({ SHUTDOWN_READINESS_DELAY_MS: '5000' });
+  it.concurrent('answers /readyz 503 while still accepting and serving requests, then drains and exits 0', async () => {
+    // long enough for a /readyz and a registration on a loaded machine, many times over
+    const server = await startServer({ SHUTDOWN_READINESS_DELAY_MS: '2000' });
     expect((await send(server, 'GET', '/readyz').response).status).toBe(200);
 
     server.child.kill('SIGTERM');
@@ -216,18 +222,21 @@ describe('readiness delay before the drain (SHUTDOWN_READINESS_DELAY_MS)', () =>
 });
 
 describe('HTTP server timeouts', () => {
-  it('answers a request whose headers never finish with 408 after HTTP_HEADERS_TIMEOUT_MS instead of holding it for minutes', async () => {
-    const server = await startServer({ HTTP_HEADERS_TIMEOUT_MS: '1500', HTTP_REQUEST_TIMEOUT_MS: '3000' });
-    const socket = connect(server.port, '127.0.0.1');
-    const answer = new Promise<string>((resolve) => {
-      let received = '';
-      socket.on('data', (chunk) => (received += chunk.toString()));
-      socket.on('close', () => resolve(received));
-      socket.on('error', () => resolve(received));
-    });
-    socket.write('GET /healthz HTTP/1.1\r\nHost: localhost\r\n'); // and never the blank line
+  it.concurrent(
+    'answers a request whose headers never finish with 408 after HTTP_HEADERS_TIMEOUT_MS instead of holding it for minutes',
+    async () => {
+      const server = await startServer({ HTTP_HEADERS_TIMEOUT_MS: '1000', HTTP_REQUEST_TIMEOUT_MS: '3000' });
+      const socket = connect(server.port, '127.0.0.1');
+      const answer = new Promise<string>((resolve) => {
+        let received = '';
+        socket.on('data', (chunk) => (received += chunk.toString()));
+        socket.on('close', () => resolve(received));
+        socket.on('error', () => resolve(received));
+      });
+      socket.write('GET /healthz HTTP/1.1\r\nHost: localhost\r\n'); // and never the blank line
 
-    // the test's own 30 s timeout fails it if Node's 300 s default applied
-    expect(await answer).toMatch(/^HTTP\/1\.1 408/);
-  });
+      // the test's own 30 s timeout fails it if Node's 300 s default applied
+      expect(await answer).toMatch(/^HTTP\/1\.1 408/);
+    },
+  );
 });

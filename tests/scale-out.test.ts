@@ -20,8 +20,23 @@ const describeWithRedis = REDIS_INSTALLED ? describe : describe.skip;
 const RATE_LIMIT_MAX = 10;
 jest.setTimeout(90_000);
 
+let ctx: TestContext;
+beforeAll(async () => {
+  ctx = await createTestContext();
+});
+afterAll(async () => {
+  await ctx?.close();
+});
+
+/** What every instance of this file runs with, but its Redis. */
+const instanceEnv = () => ({
+  MONGODB_URI: databaseUri(mongoose.connection.name),
+  RATE_LIMIT_MAX: String(RATE_LIMIT_MAX),
+  RATE_LIMIT_WINDOW_MS: '600000',
+  ...sharedSecrets(),
+});
+
 describeWithRedis('two instances sharing MongoDB and Redis', () => {
-  let ctx: TestContext;
   let redis: RedisServer;
   let redisAdmin: ReturnType<typeof createClient>;
   const servers: ServerProcess[] = [];
@@ -30,18 +45,11 @@ describeWithRedis('two instances sharing MongoDB and Redis', () => {
   let env: Record<string, string>;
 
   beforeAll(async () => {
-    ctx = await createTestContext();
     redis = await startRedisServer();
     redisAdmin = createClient({ url: redis.url });
     redisAdmin.on('error', () => undefined); // the outage test kills the server under it
     await redisAdmin.connect();
-    env = {
-      MONGODB_URI: databaseUri(mongoose.connection.name),
-      REDIS_URL: redis.url,
-      RATE_LIMIT_MAX: String(RATE_LIMIT_MAX),
-      RATE_LIMIT_WINDOW_MS: '600000',
-      ...sharedSecrets(),
-    };
+    env = { ...instanceEnv(), REDIS_URL: redis.url };
     [a, b] = await Promise.all([startServerProcess(env), startServerProcess(env)]);
     servers.push(a, b);
   });
@@ -52,7 +60,6 @@ describeWithRedis('two instances sharing MongoDB and Redis', () => {
     await Promise.all(servers.map((server) => server.stop()));
     await redisAdmin?.close().catch(() => undefined);
     await redis?.stop();
-    await ctx?.close();
   });
 
   const get = (server: ServerProcess, path: string, headers: Record<string, string> = {}) =>
@@ -149,12 +156,14 @@ describeWithRedis('two instances sharing MongoDB and Redis', () => {
     expect(afterOutage.map((result) => result.status)).toEqual([...Array(RATE_LIMIT_MAX).fill(200), 429]);
   });
 
-  it('starts without Redis (failing open), and limits once Redis comes up', async () => {
+  // Concurrent (started once the top-level beforeAll has run, before this block's): an instance and a Redis
+  // of its own, and most of its time is spent waiting for the instance's Redis connection attempts.
+  it.concurrent('starts without Redis (failing open), and limits once Redis comes up', async () => {
     // A port Redis itself found free, with nothing on it until Redis comes back there, as after a restart.
     const parked = await startRedisServer();
     const { port } = parked;
     await parked.stop();
-    const late = await startServerProcess({ ...env, REDIS_URL: `redis://127.0.0.1:${port}` });
+    const late = await startServerProcess({ ...instanceEnv(), REDIS_URL: `redis://127.0.0.1:${port}` });
     servers.push(late);
     expect(late.output.join('\n')).toMatch(/redis: not reachable at start/);
     for (let i = 0; i < RATE_LIMIT_MAX + 2; i++) expect((await get(late, '/api/v1/')).status).toBe(200);

@@ -11,6 +11,7 @@ import type { AddressInfo } from 'node:net';
 import path from 'node:path';
 import { promisify } from 'node:util';
 import { createBlogApiClient, formDataBody, type BlogApiClient } from '../clients/typescript';
+import { bundleOf } from './helpers/test-build';
 import { createBlog } from './helpers/blogs';
 import { makeImage } from './helpers/images';
 import { createTestContext, type TestContext } from './helpers/test-app';
@@ -19,11 +20,14 @@ import { registerAdmin, uniqueEmail } from './helpers/users';
 const PROJECT_ROOT = path.resolve(__dirname, '..');
 const SCHEMA_FILE = path.join(PROJECT_ROOT, 'clients', 'typescript', 'schema.d.ts');
 
-/** What `npm run client:generate` would write now (a child process: see tools/typed-client/generate.ts). */
+/**
+ * What `npm run client:generate` would write now (a child process: see tools/typed-client/generate.ts),
+ * run from the bundle tests/global-setup.ts built of it.
+ */
 async function generateSchemaTypes(): Promise<string> {
   const { stdout } = await promisify(execFile)(
     process.execPath,
-    ['--require', 'tsx/cjs', path.join('tools', 'typed-client', 'generate.ts'), '--stdout'],
+    ['--enable-source-maps', bundleOf(path.join('tools', 'typed-client', 'generate.ts')), '--stdout'],
     { cwd: PROJECT_ROOT, timeout: 60_000, maxBuffer: 16 * 1024 * 1024 },
   );
   return stdout;
@@ -44,7 +48,7 @@ describe('typed client types (clients/typescript/schema.d.ts)', () => {
       );
     }
     expect(fresh).toContain('"/auth/refresh-token"');
-  }, 90_000); // a child process (tsx) on a loaded machine: generous, and a deadline all the same
+  }, 90_000); // a child process on a loaded machine: generous, and a deadline all the same
 });
 
 /** A fetch that keeps cookies per name, as a browser does for one site (paths and expiry aside). */

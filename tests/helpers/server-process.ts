@@ -1,12 +1,14 @@
 /**
- * Runs src/server.ts as a real process (through tsx, no build step), the way `npm start` runs it,
- * for tests of what only a process has: signals, shutdown, several instances side by side.
+ * Runs src/server.ts as a real process, the way `npm start` runs it, for tests of what only a process
+ * has: signals, shutdown, several instances side by side. It runs the bundle tests/global-setup.ts built
+ * of it (tests/helpers/test-build.ts), with source maps, so stack traces name src/ files.
  * Each server listens on a free port (PORT=0) and logs it; its output is kept for assertions.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import path from 'node:path';
 import { createInterface } from 'node:readline';
+import { bundleOf } from './test-build';
 
 const PROJECT_ROOT = path.resolve(__dirname, '..', '..');
 const START_TIMEOUT_MS = 25_000;
@@ -47,13 +49,18 @@ export interface ProcessResult {
   stderr: string;
 }
 
+/** The arguments of node that run an entry point of src/ such as 'server.ts'. */
+const nodeArguments = (entry: string) => ['--enable-source-maps', bundleOf(path.join('src', entry))];
+
 /**
- * Runs a TypeScript entry point of src/ (the server, a CLI) through tsx to its end, with only the
- * environment given (no developer .env), and returns its exit code and output; killed after 40 s.
+ * Runs an entry point of src/ (the server, a CLI; see ENTRY_POINTS in tests/helpers/test-build.ts), e.g.
+ * 'server.ts', to
+ * its end, with only the environment given (no developer .env), and returns its exit code and output;
+ * killed after 40 s.
  */
 export function runToExit(entry: string, args: string[], env: Record<string, string>): Promise<ProcessResult> {
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, ['--require', 'tsx/cjs', path.join('src', entry), ...args], {
+    const child = spawn(process.execPath, [...nodeArguments(entry), ...args], {
       cwd: PROJECT_ROOT,
       env: {
         PATH: process.env.PATH ?? '',
@@ -80,7 +87,7 @@ export function runToExit(entry: string, args: string[], env: Record<string, str
 }
 
 export async function startServerProcess(env: Record<string, string>): Promise<ServerProcess> {
-  const child = spawn(process.execPath, ['--require', 'tsx/cjs', path.join('src', 'server.ts')], {
+  const child = spawn(process.execPath, nodeArguments('server.ts'), {
     cwd: PROJECT_ROOT,
     env: {
       PATH: process.env.PATH ?? '',
