@@ -18,6 +18,7 @@ export default async function globalSetup(): Promise<void> {
   }
   const database = await startLocalDatabase({
     persistent: false,
+    quickCompile: true,
     log: (message) => process.stderr.write(`${message}\n`),
   });
   globalThis.testDatabase = database;

@@ -22,9 +22,14 @@ export interface LocalDatabase {
 }
 
 /** In memory, or kept in `dataDir` across restarts (`npm start` passes config's .data/; tests a folder of their own). */
-export type LocalDatabaseOptions = { log: (message: string) => void } & (
-  { persistent: false } | { persistent: true; dataDir: string }
-);
+export type LocalDatabaseOptions = {
+  log: (message: string) => void;
+  /**
+   * The stand-in's JVM compiles with its quick compiler only: half the CPU over a test run of short,
+   * varied work, where the optimising compiler's effort never pays back (the benchmark leaves it on).
+   */
+  quickCompile?: boolean;
+} & ({ persistent: false } | { persistent: true; dataDir: string });
 
 const PROJECT_ROOT = path.resolve(__dirname, '..', '..');
 const STANDIN_DIR = path.join(PROJECT_ROOT, 'tools', 'mongo-standin');
@@ -102,7 +107,8 @@ export function resolveStandInClasspath(): string {
 
 export async function startStandIn(options: LocalDatabaseOptions): Promise<LocalDatabase> {
   const classpath = resolveStandInClasspath();
-  const args = ['-cp', classpath, path.join(STANDIN_DIR, 'Launcher.java'), '0'];
+  const jvmOptions = options.quickCompile ? ['-XX:TieredStopAtLevel=1', '-XX:+UseSerialGC'] : [];
+  const args = [...jvmOptions, '-cp', classpath, path.join(STANDIN_DIR, 'Launcher.java'), '0'];
   let description = 'in memory';
   if (options.persistent) {
     mkdirSync(options.dataDir, { recursive: true });
