@@ -20,18 +20,8 @@ const PROCESS_TESTS = [
 const shared = {
   testEnvironment: 'node',
   roots: ['<rootDir>/tests'],
-  // Transpile only, with SWC (tsconfig.json has isolatedModules, so each file stands alone):
-  // `npm run typecheck` checks the types, tests and all. SWC spares each worker loading TypeScript.
-  transform: {
-    '^.+\\.ts$': [
-      '@swc/jest',
-      {
-        jsc: { parser: { syntax: 'typescript' }, target: 'es2022' },
-        module: { type: 'commonjs' },
-        sourceMaps: 'inline',
-      },
-    ],
-  },
+  // Transpile only, file by file, with esbuild (tests/esbuild-transform.js).
+  transform: { '^.+\\.ts$': '<rootDir>/tests/esbuild-transform.js' },
   globalSetup: '<rootDir>/tests/global-setup.ts',
   globalTeardown: '<rootDir>/tests/global-teardown.ts',
   // Every response of the real app is checked against the OpenAPI document (tests/helpers/contract.ts).
