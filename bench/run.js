@@ -166,6 +166,8 @@ async function driveAlternating(scenario, targets) {
         requests: 0,
         seconds: 0,
         non2xx: 0,
+        /** @type {Record<string, number>} */
+        otherStatuses: {},
         errors: 0,
         latencies: /** @type {number[]} */ ([]),
         peakRssKb: 0,
@@ -184,6 +186,8 @@ async function driveAlternating(scenario, targets) {
       total.requests += result.requests.total;
       total.seconds += result.duration;
       total.non2xx += result.non2xx;
+      for (const [status, { count }] of Object.entries(result.statusCodeStats ?? {}))
+        if (!status.startsWith('2')) total.otherStatuses[status] = (total.otherStatuses[status] ?? 0) + count;
       total.errors += result.errors + result.timeouts;
       total.peakRssKb = Math.max(total.peakRssKb, peak() ?? 0);
     }
@@ -201,6 +205,7 @@ async function driveAlternating(scenario, targets) {
           p99: at(0.99),
           meanLatency: mean,
           non2xx: total.non2xx,
+          otherStatuses: total.otherStatuses,
           errors: total.errors,
           requests: total.requests,
           peakRssKb: total.peakRssKb || undefined,
@@ -210,6 +215,14 @@ async function driveAlternating(scenario, targets) {
     }),
   );
 }
+
+/** " (429: 26)" for the statuses other than 2xx, by status; "" when there were none. */
+const statusList = (statuses) =>
+  Object.keys(statuses).length === 0
+    ? ''
+    : ` (${Object.entries(statuses)
+        .map(([status, count]) => `${status}: ${count}`)
+        .join(', ')})`;
 
 /** One target alone (writes, login): the same figures as driveAlternating. */
 async function drive(baseUrl, scenario, pid) {
@@ -491,7 +504,9 @@ async function main() {
       if (!wanted(scenario.name)) continue;
       const ours = await drive(apiUrl, scenario, api.child.pid);
       results.rows.push({ name: scenario.name, ours });
-      log(`  ${scenario.name}: ${ours.rps.toFixed(0)} req/s, p99 ${ours.p99.toFixed(0)} ms, non-2xx ${ours.non2xx}`);
+      log(
+        `  ${scenario.name}: ${ours.rps.toFixed(0)} req/s, p99 ${ours.p99.toFixed(0)} ms, non-2xx ${ours.non2xx}${statusList(ours.otherStatuses)}`,
+      );
     }
 
     // ------------------------------------------------------------------ login does not stall reads
