@@ -9,7 +9,7 @@ import type { OpenApiDocument } from '../../openapi/types';
 
 /**
  * The package's folder, found without loading the package: its entry point loads Swagger UI's whole
- * browser bundle (~0.3 s at every start of the server and of every test file).
+ * browser bundle, 0.3 s of every start of the server.
  */
 const SWAGGER_UI_ASSETS = path.dirname(require.resolve('swagger-ui-dist/package.json'));
 
