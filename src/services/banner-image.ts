@@ -7,6 +7,7 @@
  * are gone, so a banner serves only as the picture it shows.
  */
 import sharp from 'sharp';
+import { createConcurrencyLimit, cpuBoundConcurrency } from '../lib/concurrency';
 
 export const BANNER_LIMITS = {
   bytes: 2 * 1024 * 1024,
@@ -50,9 +51,20 @@ const SIGNATURES: { extension: BannerImage['extension']; mimeType: string; match
 /** Why a file was refused, in words for the client. */
 export class InvalidImageError extends Error {}
 
+/**
+ * Decoding and encoding take a core each and hold the image's pixels meanwhile: a burst of uploads waits
+ * its turn here, as logins do for bcrypt, instead of taking every core from the reads and holding every
+ * upload's pixels at once (lib/concurrency.ts).
+ */
+const reencoding = createConcurrencyLimit(cpuBoundConcurrency());
+
 export async function inspectBannerImage(upload: Buffer): Promise<InspectedBanner> {
   const signature = SIGNATURES.find((candidate) => candidate.matches(upload));
   if (!signature) throw new InvalidImageError('Banner image must be a PNG, JPEG or WebP image');
+  return reencoding(() => reencode(upload, signature));
+}
+
+async function reencode(upload: Buffer, signature: (typeof SIGNATURES)[number]): Promise<InspectedBanner> {
   try {
     const image = sharp(upload, { failOn: 'truncated', limitInputPixels: BANNER_LIMITS.pixels });
     const metadata = await image.metadata();
