@@ -49,6 +49,15 @@ export interface ProcessResult {
   stderr: string;
 }
 
+/** Only the environment given, in test mode: a developer's .env must not leak into a test's processes. */
+const isolatedEnvironment = (env: Record<string, string>): NodeJS.ProcessEnv => ({
+  PATH: process.env.PATH ?? '',
+  DOTENV_CONFIG_PATH: '/dev/null',
+  DOTENV_CONFIG_QUIET: 'true',
+  NODE_ENV: 'test',
+  ...env,
+});
+
 /** The arguments of node that run an entry point of src/ such as 'server.ts'. */
 const nodeArguments = (entry: string) => ['--enable-source-maps', bundleOf(path.join('src', entry))];
 
@@ -62,13 +71,7 @@ export function runToExit(entry: string, args: string[], env: Record<string, str
   return new Promise((resolve, reject) => {
     const child = spawn(process.execPath, [...nodeArguments(entry), ...args], {
       cwd: PROJECT_ROOT,
-      env: {
-        PATH: process.env.PATH ?? '',
-        DOTENV_CONFIG_PATH: '/dev/null',
-        DOTENV_CONFIG_QUIET: 'true',
-        NODE_ENV: 'test',
-        ...env,
-      },
+      env: isolatedEnvironment(env),
       stdio: ['ignore', 'pipe', 'pipe'],
     });
     let stdout = '';
@@ -89,12 +92,7 @@ export function runToExit(entry: string, args: string[], env: Record<string, str
 export async function startServerProcess(env: Record<string, string>): Promise<ServerProcess> {
   const child = spawn(process.execPath, nodeArguments('server.ts'), {
     cwd: PROJECT_ROOT,
-    env: {
-      PATH: process.env.PATH ?? '',
-      // A developer's .env must not leak into the test's servers.
-      DOTENV_CONFIG_PATH: '/dev/null',
-      DOTENV_CONFIG_QUIET: 'true',
-      NODE_ENV: 'test',
+    env: isolatedEnvironment({
       LOG_LEVEL: 'info',
       PORT: '0',
       BCRYPT_COST: '4',
@@ -103,7 +101,7 @@ export async function startServerProcess(env: Record<string, string>): Promise<S
       // no background reconciliation racing a test's own writes unless it asks for one
       RECONCILE_ON_START: 'false',
       ...env,
-    },
+    }),
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   const output: string[] = [];

@@ -11,6 +11,7 @@
 const { mkdirSync } = require('node:fs');
 const path = require('node:path');
 const { chromium } = require('playwright-core');
+const { CHROMIUM_LAUNCH_OPTIONS } = require('./chromium');
 
 const EXPECTED_OPERATIONS = [
   'GET /',
@@ -30,17 +31,7 @@ async function main() {
   if (!baseUrl) throw new Error('usage: check.js BASE_URL');
   const problems = [];
   const browser = await chromium.launch({
-    executablePath: process.env.CHROMIUM_PATH || '/usr/bin/chromium',
-    args: [
-      '--headless',
-      '--no-sandbox',
-      '--disable-gpu',
-      '--disable-quic',
-      '--no-first-run',
-      '--disable-background-networking',
-      '--disable-component-update',
-      '--disable-sync',
-    ],
+    ...CHROMIUM_LAUNCH_OPTIONS,
   });
   try {
     const page = await browser.newPage({ viewport: { width: 1280, height: 1600 } });

@@ -21,6 +21,7 @@ const { existsSync, mkdirSync, mkdtempSync, openSync, readFileSync, rmSync, writ
 const os = require('node:os');
 const path = require('node:path');
 const { chromium } = require('playwright-core');
+const { CHROMIUM_LAUNCH_OPTIONS } = require('../browser-check/chromium');
 const sharp = require('sharp');
 const { startSpaServer } = require('../../examples/spa/serve');
 
@@ -136,17 +137,7 @@ async function launchBrowser() {
     JSON.stringify({ profile: { cookie_controls_mode: 0, block_third_party_cookies: false } }),
   );
   const context = await chromium.launchPersistentContext(profile, {
-    executablePath: process.env.CHROMIUM_PATH || '/usr/bin/chromium',
-    args: [
-      '--headless',
-      '--no-sandbox',
-      '--disable-gpu',
-      '--disable-quic',
-      '--no-first-run',
-      '--disable-background-networking',
-      '--disable-component-update',
-      '--disable-sync',
-    ],
+    ...CHROMIUM_LAUNCH_OPTIONS,
     timeout: 60_000,
   });
   return {
