@@ -11,17 +11,21 @@ declare global {
 }
 
 export default async function globalSetup(): Promise<void> {
-  await buildEntryPoints();
-  if (process.env.MONGODB_URI) {
-    process.env.TEST_MONGODB_URI = process.env.MONGODB_URI;
-    return;
+  // side by side: the bundles take esbuild's time, the database a JVM's start
+  const [database] = await Promise.all([startDatabase(), buildEntryPoints()]);
+  process.env.TEST_MONGODB_URI = database?.uri ?? process.env.MONGODB_URI;
+  if (database) {
+    globalThis.testDatabase = database;
+    process.stderr.write(`\ntest database: ${database.kind}\n`);
   }
-  const database = await startLocalDatabase({
+}
+
+/** The run's own database server, or none when MONGODB_URI names one already. */
+async function startDatabase(): Promise<LocalDatabase | undefined> {
+  if (process.env.MONGODB_URI) return undefined;
+  return startLocalDatabase({
     persistent: false,
     quickCompile: true,
     log: (message) => process.stderr.write(`${message}\n`),
   });
-  globalThis.testDatabase = database;
-  process.env.TEST_MONGODB_URI = database.uri;
-  process.stderr.write(`\ntest database: ${database.kind}\n`);
 }

@@ -2,13 +2,12 @@
  * Start-up as an operator meets it: a failure is one clear line on stderr (no stack trace), and
  * development keeps its generated JWT secrets across restarts so a SPA's tokens stay valid.
  */
-import { spawnSync } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { createServer, type Server } from 'node:net';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import mongoose from 'mongoose';
-import { startStandIn, type LocalDatabase } from '../src/dev/local-database';
+import { standInRunnable, startStandIn, type LocalDatabase } from '../src/dev/local-database';
 import {
   databaseUri,
   runToExit,
@@ -22,8 +21,8 @@ import {
 const runServerToExit = (env: Record<string, string>): Promise<ProcessResult> =>
   runToExit('server.ts', [], { BCRYPT_COST: '4', ...env });
 
-/** The stand-in needs java and mvn; machines where mongodb-memory-server works may lack them. */
-const hasStandIn = ['java', 'mvn'].every((command) => !spawnSync(command, ['-version'], { stdio: 'ignore' }).error);
+/** The stand-in needs java (and mvn once); machines where mongodb-memory-server works may lack them. */
+const hasStandIn = standInRunnable();
 
 const lines = (text: string) => text.split('\n').filter((line) => line.trim() !== '');
 

@@ -3,14 +3,16 @@
  * decides which database an instance without MONGODB_URI uses (`npm start`, `npm test`, the tools):
  *   1. mongodb-memory-server, when it can get a real MongoDB binary (cached or downloaded, one attempt:
  *      `config.mongodbMemoryServer.maxRetries` in package.json);
- *   2. otherwise the offline stand-in mongo-java-server (tools/mongo-standin), when `java` and `mvn` exist;
+ *   2. otherwise the offline stand-in mongo-java-server (tools/mongo-standin), when `java` exists, and `mvn`
+ *      unless the stand-in's classpath was resolved before;
  *   3. otherwise one clear error asking for MONGODB_URI.
  * `persistent` keeps data in `dataDir` across restarts (npm start: .data/, as config says); tests use memory only.
  * It neither reads nor writes the environment: whoever calls it passes what it needs. server.ts loads it
  * only when there is no MONGODB_URI; the production image, without dev dependencies, never does.
  */
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
-import { existsSync, mkdirSync, readFileSync } from 'node:fs';
+import { createHash } from 'node:crypto';
+import { existsSync, mkdirSync, readFileSync, renameSync, rmSync } from 'node:fs';
 import path from 'node:path';
 import { createInterface } from 'node:readline';
 
@@ -33,7 +35,9 @@ export type LocalDatabaseOptions = {
 
 const PROJECT_ROOT = path.resolve(__dirname, '..', '..');
 const STANDIN_DIR = path.join(PROJECT_ROOT, 'tools', 'mongo-standin');
-const STANDIN_CLASSPATH = path.join(STANDIN_DIR, 'target', 'classpath.txt');
+const STANDIN_SOURCE = path.join(STANDIN_DIR, 'Launcher.java');
+const STANDIN_TARGET = path.join(STANDIN_DIR, 'target');
+const STANDIN_CLASSPATH = path.join(STANDIN_TARGET, 'classpath.txt');
 const STANDIN_START_TIMEOUT_MS = 60_000;
 
 export class NoLocalDatabaseError extends Error {}
@@ -41,7 +45,7 @@ export class NoLocalDatabaseError extends Error {}
 export async function startLocalDatabase(options: LocalDatabaseOptions): Promise<LocalDatabase> {
   const memoryServer = await startMemoryServer(options);
   if (memoryServer) return memoryServer;
-  if (commandExists('java') && commandExists('mvn')) return startStandIn(options);
+  if (standInRunnable()) return startStandIn(options);
   throw new NoLocalDatabaseError(
     'No database: set MONGODB_URI (no MongoDB binary could be downloaded, and java/mvn for the offline stand-in are missing)',
   );
@@ -76,9 +80,14 @@ async function startMemoryServer(options: LocalDatabaseOptions): Promise<LocalDa
   }
 }
 
-function commandExists(command: string): boolean {
-  const result = spawnSync(command, ['-version'], { stdio: 'ignore' });
-  return !result.error;
+/** Whether the stand-in can start here: java, and mvn unless its classpath was resolved already. */
+export function standInRunnable(): boolean {
+  return onPath('java') && (existsSync(STANDIN_CLASSPATH) || onPath('mvn'));
+}
+
+/** Whether the shell finds the command, without starting it (`java -version` would start a JVM). */
+function onPath(command: string): boolean {
+  return spawnSync('sh', ['-c', 'command -v "$0"', command], { stdio: 'ignore' }).status === 0;
 }
 
 /** Resolves the stand-in's jar classpath with Maven once; later starts read the cached list. */
@@ -105,10 +114,36 @@ export function resolveStandInClasspath(): string {
   return readFileSync(STANDIN_CLASSPATH, 'utf8').trim();
 }
 
-export async function startStandIn(options: LocalDatabaseOptions): Promise<LocalDatabase> {
+/**
+ * The arguments of `java` that run the stand-in's Launcher, before its own (port, file): the compiled
+ * class, which starts in a third of the time (0.35 s against 0.9 s here), or its source where javac is
+ * missing. javac compiles it once per version of the source, into tools/mongo-standin/target/launcher-<hash>/.
+ */
+export function standInLauncherArguments(): string[] {
   const classpath = resolveStandInClasspath();
+  const source = readFileSync(STANDIN_SOURCE);
+  const classes = path.join(
+    STANDIN_TARGET,
+    `launcher-${createHash('sha256').update(source).digest('hex').slice(0, 12)}`,
+  );
+  if (!existsSync(classes) && onPath('javac')) {
+    // into a folder of this process first: two starts at once must not read a half-written class
+    const own = `${classes}.${process.pid}`;
+    const result = spawnSync('javac', ['-cp', classpath, '-d', own, STANDIN_SOURCE], { stdio: 'ignore' });
+    try {
+      if (result.status === 0) renameSync(own, classes);
+    } catch {
+      // another start put the same class there first
+    }
+    rmSync(own, { recursive: true, force: true });
+  }
+  if (existsSync(classes)) return ['-cp', `${classes}${path.delimiter}${classpath}`, 'Launcher'];
+  return ['-cp', classpath, STANDIN_SOURCE];
+}
+
+export async function startStandIn(options: LocalDatabaseOptions): Promise<LocalDatabase> {
   const jvmOptions = options.quickCompile ? ['-XX:TieredStopAtLevel=1', '-XX:+UseSerialGC'] : [];
-  const args = [...jvmOptions, '-cp', classpath, path.join(STANDIN_DIR, 'Launcher.java'), '0'];
+  const args = [...jvmOptions, ...standInLauncherArguments(), '0'];
   let description = 'in memory';
   if (options.persistent) {
     mkdirSync(options.dataDir, { recursive: true });

@@ -25,6 +25,7 @@ import { createInterface } from 'node:readline';
 import { promisify } from 'node:util';
 import mongoose from 'mongoose';
 import sharp from 'sharp';
+import { standInLauncherArguments } from '../../src/dev/local-database';
 import { startFakeCloudinary } from '../../tests/helpers/fake-cloudinary';
 import { makeImage } from '../../tests/helpers/images';
 import { startServerProcess, type ServerProcess } from '../../tests/helpers/server-process';
@@ -58,14 +59,7 @@ interface Database {
 }
 
 async function startDatabase(file: string): Promise<Database> {
-  const classpath = readFileSync(path.join(ROOT, 'tools', 'mongo-standin', 'target', 'classpath.txt'), 'utf8').trim();
-  const child = spawn(
-    'java',
-    ['-cp', classpath, path.join(ROOT, 'tools', 'mongo-standin', 'Launcher.java'), '0', file],
-    {
-      stdio: ['pipe', 'pipe', 'ignore'],
-    },
-  );
+  const child = spawn('java', [...standInLauncherArguments(), '0', file], { stdio: ['pipe', 'pipe', 'ignore'] });
   const port = await new Promise<number>((resolve, reject) => {
     const timer = setTimeout(() => reject(new Error('the database stand-in did not start within 120 s')), 120_000);
     createInterface({ input: child.stdout! }).on('line', (line) => {
