@@ -11,7 +11,7 @@ import type { AddressInfo } from 'node:net';
 import path from 'node:path';
 import { promisify } from 'node:util';
 import { createBlogApiClient, formDataBody, type BlogApiClient } from '../clients/typescript';
-import { bundleOf } from './helpers/test-build';
+import { bundleArguments } from './helpers/test-build';
 import { createBlog } from './helpers/blogs';
 import { makeImage } from './helpers/images';
 import { createTestContext, type TestContext } from './helpers/test-app';
@@ -27,7 +27,7 @@ const SCHEMA_FILE = path.join(PROJECT_ROOT, 'clients', 'typescript', 'schema.d.t
 async function generateSchemaTypes(): Promise<string> {
   const { stdout } = await promisify(execFile)(
     process.execPath,
-    ['--enable-source-maps', bundleOf(path.join('tools', 'typed-client', 'generate.ts')), '--stdout'],
+    [...bundleArguments(path.join('tools', 'typed-client', 'generate.ts')), '--stdout'],
     { cwd: PROJECT_ROOT, timeout: 60_000, maxBuffer: 16 * 1024 * 1024 },
   );
   return stdout;

@@ -8,7 +8,7 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import path from 'node:path';
 import { createInterface } from 'node:readline';
-import { bundleOf } from './test-build';
+import { bundleArguments } from './test-build';
 
 const PROJECT_ROOT = path.resolve(__dirname, '..', '..');
 const START_TIMEOUT_MS = 25_000;
@@ -59,13 +59,12 @@ const isolatedEnvironment = (env: Record<string, string>): NodeJS.ProcessEnv => 
 });
 
 /** The arguments of node that run an entry point of src/ such as 'server.ts'. */
-const nodeArguments = (entry: string) => ['--enable-source-maps', bundleOf(path.join('src', entry))];
+const nodeArguments = (entry: string) => bundleArguments(path.join('src', entry));
 
 /**
- * Runs an entry point of src/ (the server, a CLI; see ENTRY_POINTS in tests/helpers/test-build.ts), e.g.
- * 'server.ts', to
- * its end, with only the environment given (no developer .env), and returns its exit code and output;
- * killed after 40 s.
+ * Runs an entry point of src/ such as 'server.ts' (the server, a CLI; see ENTRY_POINTS in
+ * tests/helpers/test-build.ts) to its end, with only the environment given (no developer .env), and
+ * returns its exit code and output; killed after 40 s.
  */
 export function runToExit(entry: string, args: string[], env: Record<string, string>): Promise<ProcessResult> {
   return new Promise((resolve, reject) => {

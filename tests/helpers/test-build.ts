@@ -18,8 +18,13 @@ const ENTRY_POINTS = [
   path.join('tools', 'typed-client', 'generate.ts'),
 ];
 
-/** The bundle of an entry point, e.g. 'src/server.ts'; it must be one of ENTRY_POINTS. */
-export function bundleOf(entry: string): string {
+/**
+ * The arguments of node that run the bundle of an entry point, e.g. 'src/server.ts' (one of ENTRY_POINTS),
+ * with source maps, so that stack traces name the .ts files.
+ */
+export const bundleArguments = (entry: string): string[] => ['--enable-source-maps', bundleOf(entry)];
+
+function bundleOf(entry: string): string {
   if (!ENTRY_POINTS.includes(entry))
     throw new Error(`${entry} is not bundled for the tests: add it to ENTRY_POINTS in tests/helpers/test-build.ts`);
   const bundle = path.join(BUILD_DIR, entry.replace(/\.ts$/, '.js'));

@@ -30,9 +30,7 @@ async function main() {
   const baseUrl = process.argv[2];
   if (!baseUrl) throw new Error('usage: check.js BASE_URL');
   const problems = [];
-  const browser = await chromium.launch({
-    ...CHROMIUM_LAUNCH_OPTIONS,
-  });
+  const browser = await chromium.launch(CHROMIUM_LAUNCH_OPTIONS);
   try {
     const page = await browser.newPage({ viewport: { width: 1280, height: 1600 } });
     // CSP violations are reported to the page as events; record them from the first script on.
