@@ -10,6 +10,7 @@ import type { Store } from 'express-rate-limit';
 import helmet from 'helmet';
 import { API_BASE_PATH, type Config } from './config';
 import type { ReadinessCheck } from './controllers/health.controller';
+import { LocalAuthChanges, type AuthChanges } from './lib/auth-changes';
 import { pingDatabase } from './lib/database';
 import type { Logger } from './lib/logger';
 import { createMetrics, type AppMetrics } from './lib/metrics';
@@ -54,6 +55,12 @@ export interface AppDeps {
   metrics?: AppMetrics;
   /** False when the process cannot recover by itself (the database watchdog gave up): /healthz then answers 503. */
   isLive?: () => boolean;
+  /**
+   * Where logouts, profile and role changes and deletions are announced, for the cache of session checks
+   * to drop what they change; server.ts passes one shared through Redis when REDIS_URL is set. This
+   * process's listeners only when absent.
+   */
+  authChanges?: AuthChanges;
 }
 
 /**
@@ -91,14 +98,15 @@ export function createApp({
   isShuttingDown = () => false,
   metrics = createMetrics(),
   isLive = () => true,
+  authChanges = new LocalAuthChanges(),
 }: AppDeps): Express {
   const app = express();
   app.disable('x-powered-by');
   app.set('trust proxy', config.trustProxy);
 
-  const sessions = createSessionService(config.jwt);
-  const users = createUserService({ bcryptCost: config.bcryptCost });
-  const accounts = createAccountService();
+  const sessions = createSessionService(config.jwt, authChanges);
+  const users = createUserService({ bcryptCost: config.bcryptCost, authChanges });
+  const accounts = createAccountService({ authChanges });
   const blogs = createBlogService({ storage, logger, accounts });
   const engagement = createEngagementService({ blogs, accounts });
 
@@ -173,7 +181,7 @@ export function createApp({
       accounts,
       blogs,
       engagement,
-      authenticate: authenticate(sessions, { cacheTtlMs: config.authCacheTtlMs }),
+      authenticate: authenticate(sessions, { cacheTtlMs: config.authCacheTtlMs, authChanges }),
       loginThrottle: createLoginThrottle({ ...config.loginThrottle, stores: loginThrottleStores, logger }),
       // run in this order when an account is deleted, after its sessions and before the user record
       accountCleanups: [blogs.deleteBlogsOfAuthor, engagement.deleteEngagementOfUser],

@@ -15,7 +15,14 @@ import type { LocalDatabase } from './dev/local-database';
 import { createLogger, type Logger } from './lib/logger';
 import { createMetrics } from './lib/metrics';
 import { monitorMongoClient } from './lib/mongodb-metrics';
-import { closeRedis, createRedisRateLimitStore, openRedis, pingRedis, type RedisClient } from './lib/redis';
+import {
+  closeRedis,
+  createRedisRateLimitStore,
+  openRedis,
+  pingRedis,
+  RedisAuthChanges,
+  type RedisClient,
+} from './lib/redis';
 import { settleWithin } from './lib/timeout';
 import { createReconciliationService } from './services/reconciliation.service';
 import { createBannerStorage } from './services/storage';
@@ -82,15 +89,18 @@ async function main(): Promise<void> {
   }
   await backfillUsernameKeys(logger);
 
-  // Redis only carries the shared rate-limit counters; without it each instance counts on its own.
+  // Redis carries the shared rate-limit counters and the announcements of auth changes; without it each
+  // instance counts on its own, and hears only its own announcements.
   let redis: RedisClient | undefined;
+  let authChanges: RedisAuthChanges | undefined;
   const readinessChecks: Record<string, ReadinessCheck> = {};
   if (config.redisUrl) {
     const client = await openRedis({ url: config.redisUrl, logger });
     redis = client;
+    authChanges = await RedisAuthChanges.open(client, logger);
     readinessChecks.redis = () => pingRedis(client);
     metrics.watchRedis(() => client.isReady);
-    logger.info('rate limit: shared through Redis (REDIS_URL)');
+    logger.info('rate limit and auth changes: shared through Redis (REDIS_URL)');
   } else {
     logger.info('rate limit: counted in this process only (set REDIS_URL to share it between instances)');
   }
@@ -124,6 +134,7 @@ async function main(): Promise<void> {
     isShuttingDown: () => shuttingDown,
     isLive: () => watchdog.healthy(),
     metrics,
+    authChanges,
   });
   // Node's defaults would hold a slow body for 300 s; each bound is explicit and configurable. Node
   // enforces the first two on a sweep of the connections, every 30 s unless told: every second here.
@@ -141,6 +152,7 @@ async function main(): Promise<void> {
   } catch (error) {
     // nothing else is holding the process open: release the database before the one-line report
     watchdog.stop();
+    await authChanges?.close();
     if (redis) await closeRedis(redis);
     await disconnectDatabase();
     await localDatabase?.stop();
@@ -165,6 +177,7 @@ async function main(): Promise<void> {
     const drained = drainServer(server, config.shutdownGraceMs, logger);
     logger.info(`${signal} received: finishing in-flight requests (grace ${config.shutdownGraceMs} ms)`);
     await drained;
+    await authChanges?.close();
     if (redis) await closeRedis(redis);
     await disconnectDatabase();
     await localDatabase?.stop();

@@ -1,14 +1,16 @@
 /**
- * AUTH_CACHE_TTL_MS (off by default): reads may rely on a session check this instance made before, for at
- * most that long; writes always ask the database, and a user's own write here drops what was kept for them.
- * Two apps on one database stand for two instances: `ctx.app` without the cache, `cached` with it.
+ * AUTH_CACHE_TTL_MS (5 s by default): reads may rely on a session check this instance made before, for at
+ * most that long; writes always ask the database, and so does a refusal for want of a right. A change
+ * announced on an instance (a logout, a profile or password change, a deletion) drops what it kept for
+ * the user at once. Two apps on one database stand for two instances without Redis, which hear only their
+ * own announcements (with Redis every instance hears them: tests/scale-out.test.ts).
  */
 import type { Express } from 'express';
 import { UserModel } from '../src/models/user.model';
 import { SessionCache } from '../src/lib/session-cache';
 import { createTestContext, type TestContext } from './helpers/test-app';
 import { agent } from './helpers/agent';
-import { registerUser, type SignedInUser } from './helpers/users';
+import { registerAdmin, registerUser, type SignedInUser } from './helpers/users';
 
 let ctx: TestContext;
 let cached: Express;
@@ -48,27 +50,55 @@ describe('a session ended on another instance', () => {
   });
 });
 
-describe('a role changed elsewhere (npm run make-admin)', () => {
-  it('shows on reads here once the time set has passed, and at once on an instance without the cache', async () => {
-    const shortLived = agent(ctx.buildApp({ AUTH_CACHE_TTL_MS: '200' }).app);
+describe('a role raised elsewhere (npm run make-admin)', () => {
+  it('opens admin routes at once: a refusal never rests on a kept check, and the fresh check is kept', async () => {
     const user = await registerUser(ctx.app);
-    expect((await shortLived.as(user).get('/users')).status).toBe(403);
+    expect((await here.as(user).get('/users')).status).toBe(403);
 
     await UserModel.updateOne({ _id: user.user._id }, { role: 'admin' });
 
-    expect((await elsewhere.as(user).get('/users')).status).toBe(200);
+    expect((await here.as(user).get('/users/current')).body.user.role).toBe('user');
+    expect((await here.as(user).get('/users')).status).toBe(200);
+    expect((await here.as(user).get('/users/current')).body.user.role).toBe('admin');
+  });
+
+  it('shows on other reads once the time set has passed', async () => {
+    const shortLived = agent(ctx.buildApp({ AUTH_CACHE_TTL_MS: '200' }).app);
+    const user = await registerUser(ctx.app);
+    expect((await shortLived.as(user).get('/users/current')).body.user.role).toBe('user');
+
+    await UserModel.updateOne({ _id: user.user._id }, { role: 'admin' });
     await pause(250);
-    expect((await shortLived.as(user).get('/users')).status).toBe(200);
+
     expect((await shortLived.as(user).get('/users/current')).body.user.role).toBe('admin');
+  });
+
+  it('answers 401, not 403, when the check made again finds the session ended elsewhere', async () => {
+    const user = await registerUser(ctx.app);
+    expect((await here.as(user).get('/users/current')).status).toBe(200);
+    expect((await logout(elsewhere, user)).status).toBe(200);
+
+    const response = await here.as(user).get('/users');
+
+    expect(response.status).toBe(401);
   });
 });
 
-describe("a user's own write on this instance", () => {
+describe('a change announced on this instance', () => {
   it('logging out here ends reads here at once', async () => {
     const user = await registerUser(ctx.app);
     expect((await here.as(user).get('/users/current')).status).toBe(200);
 
     expect((await logout(here, user)).status).toBe(200);
+
+    expect((await here.as(user).get('/users/current')).status).toBe(401);
+  });
+
+  it("an admin's deletion of the account here ends its reads here at once", async () => {
+    const [user, admin] = await Promise.all([registerUser(ctx.app), registerAdmin(ctx.app)]);
+    expect((await here.as(user).get('/users/current')).status).toBe(200);
+
+    expect((await here.as(admin).delete(`/users/${user.user._id}`)).status).toBe(204);
 
     expect((await here.as(user).get('/users/current')).status).toBe(401);
   });
@@ -83,16 +113,20 @@ describe("a user's own write on this instance", () => {
   });
 });
 
-describe('without AUTH_CACHE_TTL_MS (the default)', () => {
-  it('every read asks the database: a session ended on another instance reads no more at once', async () => {
-    expect(ctx.config.authCacheTtlMs).toBe(0);
+describe('AUTH_CACHE_TTL_MS', () => {
+  it('is 5 seconds unless set', () => {
+    expect(ctx.config.authCacheTtlMs).toBe(5000);
+  });
+
+  it('at 0, every read asks the database: a session ended on another instance reads no more at once', async () => {
+    const uncached = agent(ctx.buildApp({ AUTH_CACHE_TTL_MS: '0' }).app);
     const other = agent(ctx.buildApp({}).app);
     const user = await registerUser(ctx.app);
-    expect((await elsewhere.as(user).get('/users/current')).status).toBe(200);
+    expect((await uncached.as(user).get('/users/current')).status).toBe(200);
 
     expect((await logout(other, user)).status).toBe(200);
 
-    expect((await elsewhere.as(user).get('/users/current')).status).toBe(401);
+    expect((await uncached.as(user).get('/users/current')).status).toBe(401);
   });
 });
 
@@ -117,7 +151,7 @@ describe('SessionCache', () => {
     expect(['s1', 's2', 's3', 's4'].map((id) => sessions.get(id, 'u1'))).toEqual([undefined, 's2', 's3', 's4']);
   });
 
-  it("forgets a user's entries on their write, and keeps no check that ran while a write ended", () => {
+  it("forgets a user's entries on a change, and keeps no check that ran while a change came", () => {
     const sessions = cache();
     sessions.keep(sessions.mark(), 's1', 'u1', 'one');
     sessions.keep(sessions.mark(), 's2', 'u2', 'two');
@@ -128,6 +162,21 @@ describe('SessionCache', () => {
       undefined,
       'two',
       undefined,
+    ]);
+  });
+
+  it('forgets everything when changes may have been missed, and keeps checks made after', () => {
+    const sessions = cache();
+    sessions.keep(sessions.mark(), 's1', 'u1', 'one');
+    sessions.keep(sessions.mark(), 's2', 'u2', 'two');
+
+    sessions.forgetAll();
+    sessions.keep(sessions.mark(), 's3', 'u1', 'three');
+
+    expect([sessions.get('s1', 'u1'), sessions.get('s2', 'u2'), sessions.get('s3', 'u1')]).toEqual([
+      undefined,
+      undefined,
+      'three',
     ]);
   });
 });

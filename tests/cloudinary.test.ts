@@ -2,6 +2,8 @@
  * The Cloudinary path, for real: the official SDK, configured as in production, talks to an HTTP server
  * in this test (tests/helpers/fake-cloudinary.ts) that checks its signed multipart calls and answers as Cloudinary.
  */
+import { LocalAuthChanges } from '../src/lib/auth-changes';
+import { createAccountService } from '../src/services/account.service';
 import { createBlogService } from '../src/services/blog.service';
 import { createBannerStorage } from '../src/services/storage';
 import { BlogModel } from '../src/models/blog.model';
@@ -107,7 +109,11 @@ describe('banners on Cloudinary', () => {
   });
 
   it('takes the uploaded banner back when the blog record cannot be written', async () => {
-    const blogs = createBlogService({ storage: createBannerStorage(ctx.config.storage), logger: ctx.logger });
+    const blogs = createBlogService({
+      storage: createBannerStorage(ctx.config.storage),
+      logger: ctx.logger,
+      accounts: createAccountService({ authChanges: new LocalAuthChanges() }),
+    });
     const uploadsBefore = cloud.uploads.length;
 
     // a status the schema refuses gets past no validator on the HTTP path; here it makes the insert fail after the upload

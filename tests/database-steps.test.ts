@@ -3,6 +3,8 @@
  * A "step" begins with a command sent while none of the request's earlier commands is still in flight;
  * commands sent while another is in flight (Promise.all) share its step. Issue 11's budget: an
  * authenticated request spends at most 1 step before its handler; a list page and a slug read at most 3.
+ * The app here checks every session in the database (AUTH_CACHE_TTL_MS=0), so the steps counted are those
+ * of a session not checked lately; the last test counts a read whose session check was kept.
  */
 import type { CommandStartedEvent, CommandSucceededEvent, CommandFailedEvent } from 'mongodb';
 import mongoose from 'mongoose';
@@ -50,7 +52,7 @@ async function stepsOf(send: () => Promise<request.Response>, expectedStatus = 2
 }
 
 beforeAll(async () => {
-  ctx = await createTestContext();
+  ctx = await createTestContext({ env: { AUTH_CACHE_TTL_MS: '0' } });
   admin = await registerAdmin(ctx.app);
   reader = await registerUser(ctx.app);
   for (let i = 0; i < 3; i++) slug = (await createBlog(ctx.app, admin, { status: 'published' })).slug;
@@ -76,6 +78,15 @@ describe('database steps per request', () => {
     const steps = await stepsOf(() => api.as(reader).get('/users/current'));
     expect(steps).toEqual([{ commands: expect.arrayContaining(['find sessions', 'find users']) }]);
     expect(steps[0].commands).toHaveLength(2);
+  });
+
+  it('spends no step on a session checked by an earlier read of this instance (AUTH_CACHE_TTL_MS)', async () => {
+    const cached = agent(ctx.buildApp({ AUTH_CACHE_TTL_MS: '60000' }).app);
+    expect((await cached.as(reader).get('/users/current')).status).toBe(200);
+
+    const steps = await stepsOf(() => cached.as(reader).get('/users/current'));
+
+    expect(steps).toEqual([]);
   });
 
   it('answers an invalid token without reading the database', async () => {

@@ -1,12 +1,20 @@
 /**
  * The shared (Redis) rate-limit store failing at run time: the API keeps answering as if there were
- * no limit (fail open) and says so in the log, rather than answering 500. No Redis server is needed:
- * the client points at a port nothing listens on, as when Redis is down.
+ * no limit (fail open) and says so in the log, rather than answering 500; and auth changes that cannot
+ * be announced to other instances still act on this one. No Redis server is needed: the client points at
+ * a port nothing listens on, as when Redis is down.
  */
 import { createServer } from 'node:net';
 import request from 'supertest';
 import { createApp } from '../src/app';
-import { closeRedis, createRedisRateLimitStore, openRedis, pingRedis, type RedisClient } from '../src/lib/redis';
+import {
+  closeRedis,
+  createRedisRateLimitStore,
+  openRedis,
+  pingRedis,
+  RedisAuthChanges,
+  type RedisClient,
+} from '../src/lib/redis';
 import { captureLog, settle } from './helpers/log-capture';
 import { createTestContext, type TestContext } from './helpers/test-app';
 import { agent } from './helpers/agent';
@@ -75,5 +83,35 @@ describe('rate limit with an unreachable Redis store', () => {
 
     expect(response.status).toBe(503);
     expect(response.body).toEqual({ status: 'unavailable', checks: { mongodb: 'up', redis: 'down' } });
+  });
+});
+
+describe('auth changes with Redis unreachable', () => {
+  it('a logout still answers 200 and ends reads on this instance at once; the log says the others wait for their bound', async () => {
+    const log = captureLog('warn');
+    const authChanges = await RedisAuthChanges.open(redis, log.logger, 200);
+    const rateLimitStore = createRedisRateLimitStore(redis);
+    const api = agent(createApp({ config: ctx.config, logger: log.logger, rateLimitStore, authChanges }));
+    const registered = await api
+      .post('/auth/register')
+      .send({ email: 'announce@example.com', password: 'password123' });
+    const bearer = `Bearer ${registered.body.accessToken}`;
+    expect((await api.get('/users/current').set('Authorization', bearer)).status).toBe(200);
+
+    try {
+      const loggedOut = await api
+        .post('/auth/logout')
+        .set('Authorization', bearer)
+        .set('Cookie', String(registered.headers['set-cookie']).split(';')[0]);
+      const afterwards = await api.get('/users/current').set('Authorization', bearer);
+
+      expect(loggedOut.status).toBe(200);
+      expect(afterwards.status).toBe(401);
+      expect(log.entries().map((entry) => entry.message)).toContain(
+        'redis: an auth change was not published; other instances see it within AUTH_CACHE_TTL_MS',
+      );
+    } finally {
+      await authChanges.close();
+    }
   });
 });

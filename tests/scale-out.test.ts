@@ -2,11 +2,18 @@
  * Two server processes against one MongoDB database and one Redis, as `docker compose up --scale api=2`
  * runs them: the rate limit holds across both, and sessions are the database's, not an instance's.
  */
+import path from 'node:path';
 import mongoose from 'mongoose';
 import { createClient } from 'redis';
 import { createTestContext, type TestContext } from './helpers/test-app';
 import { redisServerInstalled, startRedisServer, type RedisServer } from './helpers/redis-server';
-import { databaseUri, sharedSecrets, startServerProcess, type ServerProcess } from './helpers/server-process';
+import {
+  databaseUri,
+  runToExit,
+  sharedSecrets,
+  startServerProcess,
+  type ServerProcess,
+} from './helpers/server-process';
 
 const REDIS_INSTALLED = redisServerInstalled();
 if (!REDIS_INSTALLED && process.env.CI) {
@@ -134,6 +141,23 @@ describeWithRedis('two instances sharing MongoDB and Redis', () => {
     expect(loggedOut.status).toBe(200);
     expect(refreshOnB.status).toBe(401);
     expect(currentOnB.status).toBe(401);
+  });
+
+  it('sees on B at once a role raised by npm run make-admin, which announces it through Redis', async () => {
+    const registered = await post(a, '/api/v1/auth/register', {
+      body: { email: 'promoted@example.com', password: 'password123' },
+    });
+    const { accessToken } = (await registered.json()) as { accessToken: string };
+    const roleOnB = async () => {
+      const response = await get(b, '/api/v1/users/current', { authorization: `Bearer ${accessToken}` });
+      return ((await response.json()) as { user: { role: string } }).user.role;
+    };
+    expect(await roleOnB()).toBe('user');
+
+    const promoted = await runToExit(path.join('cli', 'make-admin.ts'), ['promoted@example.com'], env);
+
+    expect(promoted).toMatchObject({ code: 0, stderr: '' });
+    expect(await roleOnB()).toBe('admin');
   });
 
   it('keeps serving on both instances when Redis dies (fail open), reports it in /readyz, and limits again once Redis is back', async () => {

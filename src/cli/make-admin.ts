@@ -5,7 +5,9 @@
  *
  * Any email given here is promoted, whitelisted in ADMIN_EMAILS or not: whoever can run this against the
  * database is the operator, and ADMIN_EMAILS only governs who may *register* as admin through the API.
- * The account must exist (register it first). The new role applies at once, to sessions already open too.
+ * The account must exist (register it first). The new role applies to sessions already open too: at once
+ * on admin routes; on other reads, at once with REDIS_URL (the change is announced there to every
+ * instance), else within AUTH_CACHE_TTL_MS (docs/performance.md).
  * It uses MONGODB_URI, or, without it, the local development database under .data/ (stop the API first:
  * the local database takes one process at a time).
  */
@@ -13,11 +15,13 @@ import { ConfigError } from '../config';
 import { DEVELOPMENT_DATA_DIR, DEVELOPMENT_SECRETS_FILE, loadProcessConfig } from '../config/process';
 import { startLocalDatabase, type LocalDatabase } from '../dev/local-database';
 import { connectDatabase, disconnectDatabase } from '../lib/database';
+import { announceAuthChangeOnce } from '../lib/redis';
 import { UserModel } from '../models/user.model';
 
 const USAGE = 'usage: npm run make-admin -- <email of an existing account>';
 
-export async function makeAdmin(email: string): Promise<string> {
+/** Promotes the account; `announce` tells the running instances, which may have cached its old role. */
+export async function makeAdmin(email: string, announce: (userId: string) => Promise<void>): Promise<string> {
   const user = await UserModel.findOne({ email: email.trim().toLowerCase() });
   if (!user)
     throw new Error(
@@ -25,6 +29,7 @@ export async function makeAdmin(email: string): Promise<string> {
     );
   if (user.role === 'admin') return `${user.email} is already an admin`;
   await UserModel.updateOne({ _id: user._id }, { $set: { role: 'admin' } });
+  await announce(String(user._id));
   return `${user.email} (${user.username}) is now an admin`;
 }
 
@@ -40,7 +45,14 @@ async function main(argv: string[]): Promise<void> {
   }
   try {
     await connectDatabase({ uri, serverApi: config.mongodb.serverApi });
-    process.stdout.write(`${await makeAdmin(email)}\n`);
+    const { redisUrl } = config;
+    const announce = async (userId: string) => {
+      if (redisUrl && !(await announceAuthChangeOnce(redisUrl, userId)))
+        process.stderr.write(
+          'make-admin: Redis did not take the announcement; instances see the new role within AUTH_CACHE_TTL_MS\n',
+        );
+    };
+    process.stdout.write(`${await makeAdmin(email, announce)}\n`);
   } finally {
     await disconnectDatabase();
     await localDatabase?.stop();

@@ -70,8 +70,8 @@ const environmentSchema = z.object({
   ),
   // Anonymous reading of published blogs and their comments (an operator option; the interface requires a token).
   PUBLIC_READS: boolean(false),
-  // Reads may trust a checked session for this long (0: every request asks the database); docs/performance.md.
-  AUTH_CACHE_TTL_MS: integer(0, 0, 60_000),
+  // Reads may rely on a session check kept for this long (0: every request asks the database); docs/performance.md.
+  AUTH_CACHE_TTL_MS: integer(5000, 0, 60_000),
   TRUST_PROXY: optionalString,
   LOG_LEVEL: z.preprocess(emptyToUndefined, z.enum(['silent', 'error', 'warn', 'info', 'http', 'debug']).optional()),
   JSON_BODY_LIMIT: z.preprocess(emptyToUndefined, z.string().default('100kb')),

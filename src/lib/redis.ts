@@ -1,10 +1,12 @@
 /**
- * Redis holds the rate-limit counters that several instances share (REDIS_URL). Nothing else lives
- * there, so a Redis outage must never stop the API: commands fail fast instead of queueing while the
- * client reconnects, and the rate limiter lets requests through when its store fails (fail open).
- * Opened by server.ts (or a test), never as a side effect of an import.
+ * Redis holds the rate-limit counters that several instances share (REDIS_URL), and carries their
+ * announcements of auth changes (lib/auth-changes.ts). Nothing else lives there, so a Redis outage must
+ * never stop the API: commands fail fast instead of queueing while the client reconnects, the rate
+ * limiter lets requests through when its store fails (fail open), and the cache of session checks falls
+ * back on its time bound. Opened by server.ts (or a test), never as a side effect of an import.
  */
 import { RedisStore, type RedisReply } from 'rate-limit-redis';
+import { LocalAuthChanges, type AuthChanges, type AuthChangeListener } from './auth-changes';
 import type { Logger } from './logger';
 import { settleWithin } from './timeout';
 
@@ -97,4 +99,87 @@ export function createRedisRateLimitStore(client: RedisClient, prefix = 'rl:'): 
     prefix,
     sendCommand: (...args: string[]) => client.sendCommand<RedisReply>(args, { timeout: COMMAND_TIMEOUT_MS }),
   });
+}
+
+/** The channel on which instances announce auth changes to each other: the user's id is the message. */
+export const AUTH_CHANGES_CHANNEL = 'auth-changes';
+
+/** Publishes an auth change for the other instances; false when Redis did not take it in time. */
+export async function publishAuthChange(client: RedisClient, userId: string): Promise<boolean> {
+  try {
+    await client.sendCommand(['PUBLISH', AUTH_CHANGES_CHANNEL, userId], { timeout: COMMAND_TIMEOUT_MS });
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+/** For a process that only announces (npm run make-admin): connects, publishes once, closes. */
+export async function announceAuthChangeOnce(url: string, userId: string): Promise<boolean> {
+  const client = await createRedisClient(url);
+  client.on('error', () => undefined); // the caller reports the outcome
+  try {
+    const connecting = client.connect().then(
+      () => true,
+      () => false,
+    );
+    return (await settleWithin(connecting, CONNECT_TIMEOUT_MS, false)) && (await publishAuthChange(client, userId));
+  } finally {
+    await closeRedis(client);
+  }
+}
+
+/**
+ * Auth changes shared through Redis: announced on the shared client, heard from every instance on a
+ * connection of their own (a subscribed connection can send nothing else). This process's listeners
+ * hear its own announcements at once, Redis or not. When Redis is away, the other instances rely on
+ * their cache's time bound; after a break in the subscription everything kept is dropped, as
+ * announcements may have been missed meanwhile.
+ */
+export class RedisAuthChanges implements AuthChanges {
+  private readonly local = new LocalAuthChanges();
+
+  private constructor(
+    private readonly client: RedisClient,
+    private readonly subscriber: RedisClient,
+    private readonly logger: Logger,
+  ) {}
+
+  /** Subscribes, waiting for it at most `readyTimeoutMs`; the subscriber keeps trying after that. */
+  static async open(client: RedisClient, logger: Logger, readyTimeoutMs = 5000): Promise<RedisAuthChanges> {
+    const subscriber = client.duplicate();
+    const changes = new RedisAuthChanges(client, subscriber, logger);
+    // The shared client reports outages; this one would only repeat them.
+    subscriber.on('error', () => undefined);
+    let subscribed = false;
+    subscriber.on('ready', () => {
+      if (subscribed) changes.local.missedSome();
+    });
+    const subscribing = subscriber
+      .connect()
+      .then(() => subscriber.subscribe(AUTH_CHANGES_CHANNEL, (userId) => changes.local.heard(userId)))
+      .then(
+        () => {
+          subscribed = true;
+          changes.local.missedSome(); // whatever was kept before the first subscription may be stale
+        },
+        (error: Error) => logger.warn('redis: not subscribed to auth changes', { error: error.message }),
+      );
+    await settleWithin(subscribing, readyTimeoutMs, undefined);
+    return changes;
+  }
+
+  listen(listener: AuthChangeListener): void {
+    this.local.listen(listener);
+  }
+
+  async announce(userId: string): Promise<void> {
+    this.local.heard(userId);
+    if (!(await publishAuthChange(this.client, userId)))
+      this.logger.warn('redis: an auth change was not published; other instances see it within AUTH_CACHE_TTL_MS');
+  }
+
+  async close(): Promise<void> {
+    await closeRedis(this.subscriber);
+  }
 }

@@ -3,13 +3,16 @@
  * must still exist (not logged out, not ended by a password change) and its user must still exist
  * and not be in the middle of being deleted.
  *
- * With AUTH_CACHE_TTL_MS set, a GET or HEAD may rely on the same check made by an earlier request of this
- * instance, for at most that long (lib/session-cache.ts); every other method asks the database, and drops
- * the user's entries once its answer is sent.
+ * A GET or HEAD may rely on the same check made by an earlier request of this instance, for at most
+ * AUTH_CACHE_TTL_MS (lib/session-cache.ts), unless a change to that user was announced meanwhile
+ * (lib/auth-changes.ts); every other method asks the database. A refusal for want of a right never rests
+ * on a kept check: authorize() asks the database again first (res.locals.checkSessionAgain).
  */
 import type { NextFunction, Request, Response } from 'express';
 import type { Types } from 'mongoose';
 import { AuthenticationError } from '../errors/http-errors';
+import type { AuthChanges } from '../lib/auth-changes';
+import type { TokenClaims } from '../lib/jwt';
 import { SessionCache } from '../lib/session-cache';
 import { ACTIVE_ACCOUNT, UserModel, type UserDocument } from '../models/user.model';
 import type { SessionService } from '../services/session.service';
@@ -18,30 +21,43 @@ const BEARER = /^Bearer ([A-Za-z0-9_-]+\.[A-Za-z0-9_-]*\.[A-Za-z0-9_-]*)$/;
 
 const isRead = (req: Request) => req.method === 'GET' || req.method === 'HEAD';
 
-export function authenticate(sessions: SessionService, { cacheTtlMs = 0 }: { cacheTtlMs?: number } = {}) {
+export interface AuthenticateOptions {
+  /** How long a read may rely on an earlier check of its session (0: every request asks the database). */
+  cacheTtlMs: number;
+  /** Where changes to users and sessions are announced; the cache drops what they change. */
+  authChanges: AuthChanges;
+}
+
+export function authenticate(sessions: SessionService, { cacheTtlMs, authChanges }: AuthenticateOptions) {
   const cache =
     cacheTtlMs > 0 ? new SessionCache<{ sessionId: Types.ObjectId; user: UserDocument }>(cacheTtlMs) : undefined;
-  return async (req: Request, res: Response, next: NextFunction) => {
-    const match = BEARER.exec(req.get('authorization') ?? '');
-    if (!match) throw new AuthenticationError('Access token required', 'access_token_missing');
-    const claims = sessions.claimsOfAccessToken(match[1]);
-    const cached = claims && cache && isRead(req) ? cache.get(claims.sid, claims.sub) : undefined;
-    if (cached) {
-      res.locals.user = cached.user;
-      res.locals.sessionId = cached.sessionId;
-      return next();
-    }
+  if (cache) authChanges.listen(cache);
+
+  /** Asks the database; what a read finds is kept for the next reads of the session. */
+  async function check(req: Request, res: Response, token: string, claims: TokenClaims | undefined) {
     const mark = cache?.mark();
     // The token names both the session and the user: one step reads both, side by side.
     const [sessionId, user] = claims
       ? await Promise.all([sessions.liveSessionId(claims), UserModel.findOne({ _id: claims.sub, ...ACTIVE_ACCOUNT })])
       : [];
-    if (!sessionId || !user) throw rejectedAccessToken(sessions, match[1]);
+    if (!sessionId || !user) throw rejectedAccessToken(sessions, token);
     res.locals.user = user;
     res.locals.sessionId = sessionId;
-    if (cache && claims) {
-      if (isRead(req)) cache.keep(mark!, claims.sid, claims.sub, { sessionId, user });
-      else res.once('close', () => cache.forgetUser(claims.sub));
+    if (cache && claims && isRead(req)) cache.keep(mark!, claims.sid, claims.sub, { sessionId, user });
+  }
+
+  return async (req: Request, res: Response, next: NextFunction) => {
+    const match = BEARER.exec(req.get('authorization') ?? '');
+    if (!match) throw new AuthenticationError('Access token required', 'access_token_missing');
+    const token = match[1];
+    const claims = sessions.claimsOfAccessToken(token);
+    const cached = claims && cache && isRead(req) ? cache.get(claims.sid, claims.sub) : undefined;
+    if (cached) {
+      res.locals.user = cached.user;
+      res.locals.sessionId = cached.sessionId;
+      res.locals.checkSessionAgain = () => check(req, res, token, claims);
+    } else {
+      await check(req, res, token, claims);
     }
     next();
   };

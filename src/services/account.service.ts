@@ -4,13 +4,14 @@
  */
 import type { Types } from 'mongoose';
 import { AuthenticationError } from '../errors/http-errors';
+import type { AuthChanges } from '../lib/auth-changes';
 import { SessionModel } from '../models/session.model';
 import { ACTIVE_ACCOUNT, UserModel } from '../models/user.model';
 
 /** Steps run, in order, when an account is deleted; later features add theirs (blogs, likes, comments). */
 export type AccountCleanup = (userId: Types.ObjectId) => Promise<void>;
 
-export function createAccountService() {
+export function createAccountService({ authChanges }: { authChanges: AuthChanges }) {
   /**
    * Deletes an account and what it owns. Without multi-document transactions the order matters:
    * the account is marked first, so it stops authenticating at once and a write already under way
@@ -20,6 +21,7 @@ export function createAccountService() {
    */
   async function deleteAccount(userId: Types.ObjectId, cleanups: readonly AccountCleanup[]): Promise<void> {
     await UserModel.updateOne({ _id: userId }, { $set: { deletingAt: new Date() } }, { timestamps: false });
+    await authChanges.announce(String(userId));
     await SessionModel.deleteMany({ user: userId });
     for (const cleanup of cleanups) await cleanup(userId);
     await UserModel.deleteOne({ _id: userId });

@@ -16,7 +16,7 @@ import { USER_VIEW_FIELDS, UserModel, userView } from '../models/user.model';
 import type { BannerImage } from './banner-image';
 import { slugBaseFromTitle } from './blog-content';
 import type { BannerStorage, StoredFile } from './storage';
-import { createAccountService, type AccountService } from './account.service';
+import type { AccountService } from './account.service';
 import { authorView, canReadDrafts, visibleTo, type Viewer } from './viewer';
 
 export type { BlogStatus } from '../models/blog.model';
@@ -55,11 +55,11 @@ export interface BlogPage {
 interface BlogServiceDeps {
   storage: BannerStorage;
   logger: Logger;
-  /** The after-write check of the author's account; stateless, so a fresh one serves when none is given. */
-  accounts?: Pick<AccountService, 'assertAccountActive'>;
+  /** The after-write check of the author's account. */
+  accounts: Pick<AccountService, 'assertAccountActive'>;
 }
 
-export function createBlogService({ storage, logger, accounts = createAccountService() }: BlogServiceDeps) {
+export function createBlogService({ storage, logger, accounts }: BlogServiceDeps) {
   async function storeBanner({
     data,
     image,

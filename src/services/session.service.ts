@@ -5,6 +5,7 @@
 import { createHash } from 'node:crypto';
 import { Types } from 'mongoose';
 import type { Config } from '../config';
+import type { AuthChanges } from '../lib/auth-changes';
 import { isExpiredToken, signToken, verifyToken, type TokenClaims } from '../lib/jwt';
 import { SessionModel, type SessionDocument } from '../models/session.model';
 
@@ -16,7 +17,7 @@ export interface IssuedSession {
 const hashToken = (token: string) => createHash('sha256').update(token).digest('base64url');
 const isObjectId = (value: string) => Types.ObjectId.isValid(value) && String(new Types.ObjectId(value)) === value;
 
-export function createSessionService(jwtConfig: Config['jwt']) {
+export function createSessionService(jwtConfig: Config['jwt'], authChanges: AuthChanges) {
   function issueAccessToken(claims: TokenClaims): string {
     return signToken(claims, jwtConfig.accessSecret, jwtConfig.accessTtlSeconds);
   }
@@ -81,12 +82,15 @@ export function createSessionService(jwtConfig: Config['jwt']) {
     /** A fresh access token for a session proven by its refresh token. */
     refreshAccessToken: (session: SessionDocument) =>
       issueAccessToken({ sub: String(session.user), sid: String(session._id) }),
-    closeSession: async (sessionId: Types.ObjectId) => {
-      await SessionModel.deleteOne({ _id: sessionId });
+    /** Ends a session (a logout); every instance stops trusting what it cached of its user. */
+    closeSession: async (session: Pick<SessionDocument, '_id' | 'user'>) => {
+      await SessionModel.deleteOne({ _id: session._id });
+      await authChanges.announce(String(session.user));
     },
     /** Ends every session of a user except `keep` (the one that asked, on a password change). */
     closeOtherSessions: async (userId: Types.ObjectId, keep: Types.ObjectId) => {
       await SessionModel.deleteMany({ user: userId, _id: { $ne: keep } });
+      await authChanges.announce(String(userId));
     },
   };
 }

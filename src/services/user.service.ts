@@ -13,6 +13,7 @@ import {
   type SocialNetwork,
   type UserDocument,
 } from '../models/user.model';
+import type { AuthChanges } from '../lib/auth-changes';
 import { createConcurrencyLimit, cpuBoundConcurrency } from '../lib/concurrency';
 import { duplicateKeyField } from '../lib/mongo-errors';
 
@@ -43,7 +44,7 @@ function usernameCandidate(base: string, attempt: number): string {
   return `${base.slice(0, USER_LIMITS.username - SUFFIX_LENGTH - 1)}-${suffix}`;
 }
 
-export function createUserService(options: { bcryptCost: number }) {
+export function createUserService(options: { bcryptCost: number; authChanges: AuthChanges }) {
   // Logins at full speed must not starve reads: bcrypt gets all cores but one (see lib/concurrency).
   const hashing = createConcurrencyLimit(cpuBoundConcurrency());
   const hashPassword = (password: string) => hashing(() => bcrypt.hash(password, options.bcryptCost));
@@ -111,6 +112,7 @@ export function createUserService(options: { bcryptCost: number }) {
       }
       throw error;
     }
+    await options.authChanges.announce(String(user._id));
     return { passwordChanged: update.password !== undefined };
   }
 

@@ -13,6 +13,11 @@ declare global {
       user?: UserDocument;
       /** The session the access token belongs to, set by authenticate(). */
       sessionId?: Types.ObjectId;
+      /**
+       * Set by authenticate() when user and session come from a check kept from an earlier request: asks
+       * the database again and replaces them (authorize() does, before it refuses for want of a right).
+       */
+      checkSessionAgain?: () => Promise<void>;
       /** The uploaded banner once the blog validators proved it an image and re-encoded it. */
       banner?: InspectedBanner;
       /** The comment named in the path, set by the comment controller's loadComment. */

@@ -71,7 +71,7 @@ export function createAuthController({ config, loginThrottle, sessions, users }:
       if (!session || !session.user.equals(signedInUser(res)._id)) {
         throw new AuthenticationError('Refresh token is invalid or expired', 'refresh_token_invalid');
       }
-      await sessions.closeSession(session._id);
+      await sessions.closeSession(session);
       res.clearCookie(REFRESH_COOKIE, cookieOptions);
       res.json({ message: 'Logged out successfully' });
     },
