@@ -10,7 +10,7 @@
  * BENCH_GROWTH_SAMPLES (sequential requests per side and size, 9),
  * BENCH_ONLY (comma-separated scenario names), BENCH_CPU_PROF=1 (profile the API with --cpu-prof),
  * BENCH_LOG_LEVEL (the API's LOG_LEVEL, warn), BENCH_METRICS (the API's METRICS_ENABLED, true),
- * BENCH_AUTH_CACHE_TTL_MS (the API's AUTH_CACHE_TTL_MS, 0), BENCH_API_ENTRY (another build's server.js, to compare
+ * BENCH_AUTH_CACHE_TTL_MS (the API's AUTH_CACHE_TTL_MS, its default unless set), BENCH_API_ENTRY (another build's server.js, to compare
  * before and after a change), MONGODB_URI (a server to use instead of the embedded one;
  * the benchmark writes into a database of its own there and drops it at the end).
  */
@@ -348,8 +348,8 @@ async function main() {
         MONGODB_URI: uri,
         // BENCH_METRICS=false measures the API without its Prometheus instrumentation (the overhead of /metrics)
         METRICS_ENABLED: env.BENCH_METRICS ?? 'true',
-        // the operator's opt-in cache of session checks for reads (docs/performance.md); off as by default
-        AUTH_CACHE_TTL_MS: env.BENCH_AUTH_CACHE_TTL_MS ?? '0',
+        // the cache of session checks for reads (docs/performance.md): the API's default unless set
+        ...(env.BENCH_AUTH_CACHE_TTL_MS === undefined ? {} : { AUTH_CACHE_TTL_MS: env.BENCH_AUTH_CACHE_TTL_MS }),
         ...secrets,
         ACCESS_TOKEN_TTL: '2h',
         BCRYPT_COST: String(BCRYPT_COST),
