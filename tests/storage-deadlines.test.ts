@@ -2,18 +2,24 @@
  * Banner storage never holds a request past STORAGE_SAVE_TIMEOUT_MS, and what a failed or abandoned
  * upload leaves behind is removed: Cloudinary (the real SDK against tests/helpers/fake-cloudinary.ts)
  * hanging, trickling its answer, or succeeding after the API gave up; and the orphan sweep of both storages.
+ * While the storage is slow, uploads wait their turn to be read into memory (middlewares/upload.ts).
  */
-import { mkdirSync, readdirSync, utimesSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readdirSync, rmSync, utimesSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import path from 'node:path';
+import { createApp } from '../src/app';
+import { createMetrics } from '../src/lib/metrics';
+import { BODIES_IN_MEMORY } from '../src/middlewares/upload';
 import { BlogModel } from '../src/models/blog.model';
 import { createReconciliationService } from '../src/services/reconciliation.service';
-import { createBannerStorage } from '../src/services/storage';
+import { createBannerStorage, type BannerStorage } from '../src/services/storage';
 import { createLocalStorage, localBannersDirectory } from '../src/services/storage/local-storage';
 import { createBlog, postBlog } from './helpers/blogs';
 import { startFakeCloudinary, type FakeCloudinary } from './helpers/fake-cloudinary';
 import { makeImage } from './helpers/images';
 import { captureLog } from './helpers/log-capture';
 import { createTestContext, type TestContext } from './helpers/test-app';
+import { agent } from './helpers/agent';
 import { registerAdmin, type SignedInUser } from './helpers/users';
 
 let cloud: FakeCloudinary;
@@ -79,6 +85,93 @@ describe('Cloudinary upload deadline', () => {
   it('still uploads normally within the deadline', async () => {
     const blog = await createBlog(ctx.app, admin, { title: 'In time' });
     expect(blog.title).toBe('In time');
+  });
+});
+
+/** Local storage whose saves wait until the test lets them go, counting how many wait at once. */
+function heldStorage(uploadsDir: string) {
+  const local = createLocalStorage(uploadsDir);
+  const held: Array<() => void> = [];
+  let holding = true;
+  const counts = { started: 0, waiting: 0, mostWaiting: 0 };
+  const storage: BannerStorage = {
+    ...local,
+    async save(upload) {
+      counts.started += 1;
+      if (holding) {
+        counts.waiting += 1;
+        counts.mostWaiting = Math.max(counts.mostWaiting, counts.waiting);
+        await new Promise<void>((resolve) => held.push(resolve));
+        counts.waiting -= 1;
+      }
+      return local.save(upload);
+    },
+  };
+  /** Lets the waiting saves go, and every later one straight through. */
+  const letGo = () => {
+    holding = false;
+    for (const release of held.splice(0)) release();
+  };
+  return { storage, counts, letGo };
+}
+
+describe('uploads while the storage is slow', () => {
+  // a folder of their own: the local sweep below counts what the context's folder holds
+  let heldDir: string;
+  beforeAll(() => {
+    heldDir = mkdtempSync(path.join(tmpdir(), 'held-banners-'));
+  });
+  afterAll(() => rmSync(heldDir, { recursive: true, force: true }));
+
+  it(`reads at most ${BODIES_IN_MEMORY} bodies at once; the others wait their turn, then succeed`, async () => {
+    const { storage, counts, letGo } = heldStorage(heldDir);
+    const metrics = createMetrics();
+    const app = createApp({ config: ctx.config, logger: ctx.logger, storage, metrics });
+    const inFlight = async () => (await metrics.http.inFlight.get()).values[0]?.value ?? 0;
+    const banner = await makeImage('png', 4, 4);
+    const total = BODIES_IN_MEMORY + 2;
+
+    const answers = Promise.all(
+      Array.from({ length: total }, (_, i) => postBlog(app, admin, { title: `Queued upload ${i}`, banner })),
+    );
+    const settled = await eventually(async () => (await inFlight()) === total && counts.started === BODIES_IN_MEMORY);
+    const startedWhileFull = counts.started;
+    letGo();
+    const statuses = (await answers).map((response) => response.status);
+
+    expect(settled).toBe(true);
+    expect(startedWhileFull).toBe(BODIES_IN_MEMORY);
+    expect(counts.mostWaiting).toBe(BODIES_IN_MEMORY);
+    expect(statuses).toEqual(Array(total).fill(201));
+  });
+
+  it('gives the places of clients that left while waiting to the next in line', async () => {
+    const { storage, counts, letGo } = heldStorage(heldDir);
+    const app = createApp({ config: ctx.config, logger: ctx.logger, storage });
+    const banner = await makeImage('png', 4, 4);
+    const holding = Array.from({ length: BODIES_IN_MEMORY }, (_, i) =>
+      postBlog(app, admin, { title: `Holding ${i}`, banner }),
+    );
+    expect(await eventually(() => counts.started === BODIES_IN_MEMORY)).toBe(true);
+    // as many clients as there are places give up while in line: were their places kept, nothing would pass
+    const leaving = Array.from({ length: BODIES_IN_MEMORY }, () =>
+      agent(app)
+        .as(admin)
+        .post('/blogs/')
+        .field('title', 'Left the line')
+        .field('content', '<p>Gone</p>')
+        .attach('banner_image', banner, 'banner.png')
+        .timeout(300),
+    );
+    for (const gone of await Promise.allSettled(leaving)) expect(gone.status).toBe('rejected');
+
+    letGo();
+    const statuses = (await Promise.all(holding)).map((response) => response.status);
+    const after = await postBlog(app, admin, { title: 'After the ones that left', banner });
+
+    expect(statuses).toEqual(Array(BODIES_IN_MEMORY).fill(201));
+    expect(after.status).toBe(201);
+    expect(await BlogModel.countDocuments({ title: 'Left the line' })).toBe(0);
   });
 });
 

@@ -2,13 +2,24 @@
  * Multipart parsing for the blog forms: one optional file field, `banner_image`, held in memory.
  * The 2 MB limit is enforced by multer while the body streams in, so an oversized file is refused
  * after 2 MB + 1 byte has been read, never buffered whole. The file's type is checked later, from its bytes.
+ *
+ * At most BODIES_IN_MEMORY bodies are read at once, each holding its place until its answer is sent
+ * (the buffers live as long as the request); the others wait their turn with their bytes unread, which
+ * TCP keeps at the client. Fifty uploads at once then hold a few buffers, not fifty. The queue costs no
+ * throughput, as an upload is bound by re-encoding its image (one per spare core, services/banner-image.ts),
+ * and a request waits at most until HTTP_REQUEST_TIMEOUT_MS ends it.
  */
 import type { NextFunction, Request, Response } from 'express';
 import multer from 'multer';
+import onFinished from 'on-finished';
 import { BadRequest, PayloadTooLarge, RequestValidationError } from '../errors/http-errors';
+import { createConcurrencyLimit } from '../lib/concurrency';
 import { BANNER_LIMITS } from '../services/banner-image';
 
 export const BANNER_FIELD = 'banner_image';
+
+/** Multipart bodies read into memory at once: each up to a 2 MB banner and the form's fields. */
+export const BODIES_IN_MEMORY = 4;
 
 export function uploadBanner(options: { contentMaxLength: number }) {
   const parse = multer({
@@ -23,11 +34,20 @@ export function uploadBanner(options: { contentMaxLength: number }) {
     },
   }).single(BANNER_FIELD);
 
+  const inMemory = createConcurrencyLimit(BODIES_IN_MEMORY);
   return (req: Request, res: Response, next: NextFunction) => {
-    parse(req, res, (error?: unknown) => {
-      if (error) next(toUploadError(error));
-      else next();
-    });
+    inMemory(
+      () =>
+        new Promise<void>((leave) => {
+          // called at once when the client left while waiting: its place goes to the next in line
+          onFinished(res, () => leave());
+          if (onFinished.isFinished(res)) return;
+          parse(req, res, (error?: unknown) => {
+            if (error) next(toUploadError(error));
+            else next();
+          });
+        }),
+    ).catch(next);
   };
 }
 
