@@ -90,15 +90,15 @@ describe('auth changes with Redis unreachable', () => {
   it('a logout still answers 200 and ends reads on this instance at once; the log says the others wait for their bound', async () => {
     const log = captureLog('warn');
     const authChanges = await RedisAuthChanges.open(redis, log.logger, 200);
-    const rateLimitStore = createRedisRateLimitStore(redis);
-    const api = agent(createApp({ config: ctx.config, logger: log.logger, rateLimitStore, authChanges }));
-    const registered = await api
-      .post('/auth/register')
-      .send({ email: 'announce@example.com', password: 'password123' });
-    const bearer = `Bearer ${registered.body.accessToken}`;
-    expect((await api.get('/users/current').set('Authorization', bearer)).status).toBe(200);
-
     try {
+      const rateLimitStore = createRedisRateLimitStore(redis);
+      const api = agent(createApp({ config: ctx.config, logger: log.logger, rateLimitStore, authChanges }));
+      const registered = await api
+        .post('/auth/register')
+        .send({ email: 'announce@example.com', password: 'password123' });
+      const bearer = `Bearer ${registered.body.accessToken}`;
+      expect((await api.get('/users/current').set('Authorization', bearer)).status).toBe(200);
+
       const loggedOut = await api
         .post('/auth/logout')
         .set('Authorization', bearer)
