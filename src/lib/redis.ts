@@ -102,10 +102,10 @@ export function createRedisRateLimitStore(client: RedisClient, prefix = 'rl:'): 
 }
 
 /** The channel on which instances announce auth changes to each other: the user's id is the message. */
-export const AUTH_CHANGES_CHANNEL = 'auth-changes';
+const AUTH_CHANGES_CHANNEL = 'auth-changes';
 
 /** Publishes an auth change for the other instances; false when Redis did not take it in time. */
-export async function publishAuthChange(client: RedisClient, userId: string): Promise<boolean> {
+async function publishAuthChange(client: RedisClient, userId: string): Promise<boolean> {
   try {
     await client.sendCommand(['PUBLISH', AUTH_CHANGES_CHANNEL, userId], { timeout: COMMAND_TIMEOUT_MS });
     return true;
