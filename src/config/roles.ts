@@ -1,7 +1,7 @@
 /**
  * Permissions as data: routes ask for a right, and this table says which roles hold it.
  */
-import type { Role } from '../models/user.model';
+import type { Role } from '../schemas/user';
 
 export const RIGHTS = ['users:manage', 'blogs:manage', 'blogs:read-drafts', 'comments:moderate'] as const;
 export type Right = (typeof RIGHTS)[number];

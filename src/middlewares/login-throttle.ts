@@ -15,6 +15,7 @@ import type { Request, RequestHandler, Response } from 'express';
 import { MemoryStore, rateLimit, type Options, type RateLimitInfo, type Store } from 'express-rate-limit';
 import { matchedData } from 'express-validator';
 import type { Logger } from '../lib/logger';
+import { LOGIN_THROTTLE_MESSAGE } from '../schemas/auth';
 
 export interface LoginThrottleOptions {
   maxFailuresPerAccount: number;
@@ -33,8 +34,6 @@ export interface LoginThrottle {
   /** For the login controller, on success: the account's count starts again (fails open, like the counting). */
   clearFailuresOfAccount(req: Request): Promise<void>;
 }
-
-export const LOGIN_THROTTLE_MESSAGE = 'Too many failed sign-in attempts, please try again later.';
 
 const succeeded = (_req: Request, res: Response) => res.statusCode < 400;
 

@@ -13,7 +13,7 @@ import { API_BASE_PATH } from '../config';
 import { operationsOf, pathPattern } from '../openapi/document';
 import type { Paths } from '../openapi/types';
 import { StorageError } from '../services/storage';
-import { BANNER_FIELD } from './upload';
+import { BANNER_FIELD } from '../schemas/blog';
 
 interface RouteTemplate {
   route: string;

@@ -15,9 +15,8 @@ import multer from 'multer';
 import onFinished from 'on-finished';
 import { BadRequest, PayloadTooLarge, RequestValidationError } from '../errors/http-errors';
 import { createConcurrencyLimit } from '../lib/concurrency';
+import { BANNER_FIELD } from '../schemas/blog';
 import { BANNER_LIMITS } from '../services/banner-image';
-
-export const BANNER_FIELD = 'banner_image';
 
 /** Multipart bodies read into memory at once: each up to a 2 MB banner and the form's fields. */
 export const BODIES_IN_MEMORY = 4;

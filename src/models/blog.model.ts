@@ -5,10 +5,9 @@
 import { Schema, model, type HydratedDocument, type InferSchemaType } from 'mongoose';
 import { maxCharacters } from './text-limits';
 
-export const BLOG_STATUSES = ['draft', 'published'] as const;
-export type BlogStatus = (typeof BLOG_STATUSES)[number];
+import { BLOG_LIMITS, BLOG_STATUSES, type BlogStatus } from '../schemas/blog';
 
-export const BLOG_LIMITS = { title: 180 } as const;
+export { BLOG_LIMITS, BLOG_STATUSES, type BlogStatus };
 
 const blogSchema = new Schema(
   {

@@ -2,7 +2,9 @@
 import { Schema, model, type HydratedDocument, type InferSchemaType } from 'mongoose';
 import { maxCharacters } from './text-limits';
 
-export const COMMENT_LIMITS = { content: 1000 } as const;
+import { COMMENT_LIMITS } from '../schemas/comment';
+
+export { COMMENT_LIMITS };
 
 const commentSchema = new Schema(
   {

@@ -5,13 +5,9 @@
 import { Schema, model, type HydratedDocument, type InferSchemaType } from 'mongoose';
 import { maxCharacters } from './text-limits';
 
-export const ROLES = ['admin', 'user'] as const;
-export type Role = (typeof ROLES)[number];
+import { ROLES, SOCIAL_NETWORKS, USER_LIMITS, type Role, type SocialNetwork } from '../schemas/user';
 
-export const SOCIAL_NETWORKS = ['website', 'facebook', 'instagram', 'linkedin', 'x', 'youtube'] as const;
-export type SocialNetwork = (typeof SOCIAL_NETWORKS)[number];
-
-export const USER_LIMITS = { username: 20, email: 50, name: 20, socialLink: 100 } as const;
+export { ROLES, SOCIAL_NETWORKS, USER_LIMITS, type Role, type SocialNetwork };
 
 const socialLinks = Object.fromEntries(
   SOCIAL_NETWORKS.map((network) => [network, { type: String, validate: maxCharacters(USER_LIMITS.socialLink) }]),

@@ -1,6 +1,6 @@
 /** /auth: register, login, refresh and logout. */
-import { ROLES, USER_LIMITS } from '../models/user.model';
-import { LOGIN_THROTTLE_MESSAGE } from '../middlewares/login-throttle';
+import { LOGIN_THROTTLE_MESSAGE } from '../schemas/auth';
+import { ROLES, USER_LIMITS } from '../schemas/user';
 import { PASSWORD_LIMITS } from '../validators/auth.validators';
 import {
   BEARER,

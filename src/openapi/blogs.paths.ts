@@ -13,8 +13,8 @@ import {
   withDatabaseResponses,
 } from './components';
 import { DEFAULT_BLOG_CONTENT_MAX_LENGTH } from '../config';
-import { BLOG_LIMITS, BLOG_STATUSES } from '../models/blog.model';
-import { COMMENT_LIMITS } from '../models/comment.model';
+import { BLOG_LIMITS, BLOG_STATUSES } from '../schemas/blog';
+import { COMMENT_LIMITS } from '../schemas/comment';
 import { BANNER_LIMITS } from '../services/banner-image';
 import type { ContractPart, JsonSchema, Paths, ResponseObject } from './types';
 

@@ -4,8 +4,8 @@
  * Bounds, enums and the error codes come from the models, validators and errors, so a change there changes the contract too.
  */
 import { ERROR_CODES } from '../errors/http-errors';
-import { ROLES, SOCIAL_NETWORKS, USER_LIMITS } from '../models/user.model';
-import { PAGINATION } from '../validators/common.validators';
+import { PAGINATION } from '../schemas/common';
+import { ROLES, SOCIAL_NETWORKS, USER_LIMITS } from '../schemas/user';
 import {
   HTTP_METHODS,
   type HeaderObject,

@@ -1,5 +1,5 @@
 /** /users: the signed-in user's own account, and account administration for admins. */
-import { SOCIAL_NETWORKS, USER_LIMITS } from '../models/user.model';
+import { SOCIAL_NETWORKS, USER_LIMITS } from '../schemas/user';
 import { USERNAME_PATTERN } from '../validators/user.validators';
 import {
   BEARER,

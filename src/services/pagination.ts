@@ -1,5 +1,5 @@
 /** A page of a list: how many items and how many to skip, with the defaults every list applies. */
-export const PAGE_DEFAULTS = { limit: 20, offset: 0 } as const;
+import { PAGINATION } from '../schemas/common';
 
 export interface Page {
   limit: number;
@@ -9,7 +9,7 @@ export interface Page {
 /** The page asked for (validated integers, or absent), with the defaults filled in. */
 export function pageOf(data: Record<string, unknown>): Page {
   return {
-    limit: typeof data.limit === 'number' ? data.limit : PAGE_DEFAULTS.limit,
-    offset: typeof data.offset === 'number' ? data.offset : PAGE_DEFAULTS.offset,
+    limit: typeof data.limit === 'number' ? data.limit : PAGINATION.defaultLimit,
+    offset: typeof data.offset === 'number' ? data.offset : PAGINATION.defaultOffset,
   };
 }

@@ -1,6 +1,6 @@
 /** express-validator chains for /auth. */
 import { body, cookie } from 'express-validator';
-import { ROLES, USER_LIMITS } from '../models/user.model';
+import { ROLES, USER_LIMITS } from '../schemas/user';
 import { jsonObjectBody, requiredString } from './common.validators';
 import { onlyFields } from './unknown-fields';
 

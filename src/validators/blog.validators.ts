@@ -1,8 +1,7 @@
 /** express-validator chains for /blogs and /likes (those of /comments are in comment.validators.ts). */
 import { body, param, type CustomValidator } from 'express-validator';
 import type { Request } from 'express';
-import { BLOG_LIMITS, BLOG_STATUSES } from '../models/blog.model';
-import { BANNER_FIELD } from '../middlewares/upload';
+import { BANNER_FIELD, BLOG_LIMITS, BLOG_STATUSES } from '../schemas/blog';
 import { sanitizeBlogContent } from '../services/blog-content';
 import { inspectBannerImage, InvalidImageError } from '../services/banner-image';
 import { objectIdParam, optionalString, pagination, requiredString } from './common.validators';

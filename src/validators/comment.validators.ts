@@ -1,5 +1,5 @@
 /** express-validator chains for /comments. */
-import { COMMENT_LIMITS } from '../models/comment.model';
+import { COMMENT_LIMITS } from '../schemas/comment';
 import { blogIdValidators } from './blog.validators';
 import { objectIdParam, pagination, requiredString } from './common.validators';
 import { onlyFields } from './unknown-fields';

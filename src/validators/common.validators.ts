@@ -4,19 +4,7 @@
  * such as `{"$gt": ""}` stop here with a 400 and never reach a query.
  */
 import { body, param, query, type ValidationChain } from 'express-validator';
-import { PAGE_DEFAULTS } from '../services/pagination';
-
-/**
- * `maxOffset` is ours, not the spec's (which gives only "minimum 0"): an offset is handed to the
- * database as a skip, so an unbounded one is work without end, and beyond 2^53 it is not even the
- * number sent (a lossy double). Documented on the `offset` parameter of the contract.
- */
-export const PAGINATION = {
-  defaultLimit: PAGE_DEFAULTS.limit,
-  maxLimit: 50,
-  defaultOffset: PAGE_DEFAULTS.offset,
-  maxOffset: 100_000,
-} as const;
+import { PAGINATION } from '../schemas/common';
 
 /**
  * The JSON body, when there is one, must be an object: express.json also parses arrays and, for

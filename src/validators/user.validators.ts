@@ -1,6 +1,6 @@
 /** express-validator chains for /users. */
 import { body } from 'express-validator';
-import { SOCIAL_NETWORKS, USER_LIMITS } from '../models/user.model';
+import { SOCIAL_NETWORKS, USER_LIMITS } from '../schemas/user';
 import { emailField, passwordField } from './auth.validators';
 import { jsonObjectBody, objectIdParam, optionalString, pagination } from './common.validators';
 import { onlyFields } from './unknown-fields';

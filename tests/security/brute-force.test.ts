@@ -10,7 +10,7 @@ import request from 'supertest';
 import { createApp } from '../../src/app';
 import { loadConfig } from '../../src/config';
 import { closeRedis, createRedisRateLimitStore, openRedis, type RedisClient } from '../../src/lib/redis';
-import { LOGIN_THROTTLE_MESSAGE } from '../../src/middlewares/login-throttle';
+import { LOGIN_THROTTLE_MESSAGE } from '../../src/schemas/auth';
 import { redisServerInstalled, startRedisServer } from '../helpers/redis-server';
 import { createTestContext, type TestContext } from '../helpers/test-app';
 import { agent } from '../helpers/agent';

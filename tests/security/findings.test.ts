@@ -13,7 +13,7 @@ import { createApp } from '../../src/app';
 import { UserModel } from '../../src/models/user.model';
 import { ECHO_LIMITS } from '../../src/middlewares/validate';
 import { backfillUsernameKeys } from '../../src/models/user.migrations';
-import { PAGINATION } from '../../src/validators/common.validators';
+import { PAGINATION } from '../../src/schemas/common';
 import { createBlog } from '../helpers/blogs';
 import { makeImage } from '../helpers/images';
 import { captureLog, settle } from '../helpers/log-capture';

@@ -8,7 +8,7 @@ import {
   refreshCookieValidators,
   registerValidators,
 } from '../../validators/auth.validators';
-import type { RouteDeps } from './index';
+import type { RouteDeps } from './deps';
 
 export function authRoutes(deps: RouteDeps): Router {
   const auth = createAuthController(deps);

@@ -12,7 +12,7 @@ import {
   listBlogsValidators,
   updateBlogValidators,
 } from '../../validators/blog.validators';
-import type { RouteDeps } from './index';
+import type { RouteDeps } from './deps';
 
 export function blogRoutes(deps: RouteDeps): Router {
   const blogs = createBlogController(deps);

@@ -10,7 +10,7 @@ import {
   listAllCommentsValidators,
   listCommentsValidators,
 } from '../../validators/comment.validators';
-import type { RouteDeps } from './index';
+import type { RouteDeps } from './deps';
 
 export function commentRoutes(deps: RouteDeps): Router {
   const comments = createCommentController(deps);

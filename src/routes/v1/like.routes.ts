@@ -3,7 +3,7 @@ import { createLikeController } from '../../controllers/v1/like.controller';
 import { validate } from '../../middlewares/validate';
 import { blogIdValidators } from '../../validators/blog.validators';
 import { onlyFields } from '../../validators/unknown-fields';
-import type { RouteDeps } from './index';
+import type { RouteDeps } from './deps';
 
 export function likeRoutes(deps: RouteDeps): Router {
   const likes = createLikeController(deps);

@@ -3,7 +3,7 @@ import { createUserController } from '../../controllers/v1/user.controller';
 import { authorize } from '../../middlewares/authorize';
 import { validate } from '../../middlewares/validate';
 import { listUsersValidators, updateCurrentUserValidators, userIdValidators } from '../../validators/user.validators';
-import type { RouteDeps } from './index';
+import type { RouteDeps } from './deps';
 
 export function userRoutes(deps: RouteDeps): Router {
   const users = createUserController(deps);
