@@ -2,11 +2,17 @@
  * Accessors for what handlers hand along a request in `res.locals` (typed in types/express.d.ts): the
  * one request-scoped channel. Middlewares and validators write it; controllers and later middlewares
  * read it through these, never through each other's modules.
+ *
+ * The types come from that declaration (`Express.Locals`), not from the models, so this file stays in
+ * lib/ and imports nothing above it: what a signed-in user is, the declaration says once.
  */
 import type { Response } from 'express';
 import { Types } from 'mongoose';
 import { AuthenticationError } from '../errors/http-errors';
-import type { Role, UserDocument } from '../models/user.model';
+import type { Role } from '../schemas/user';
+
+/** The signed-in user as authenticate() leaves it in `res.locals`. */
+type SignedInUser = NonNullable<Express.Locals['user']>;
 
 /** Who reads without signing in: a regular user's view (published blogs only) that likes nothing. */
 export const ANONYMOUS_VIEWER: { readonly _id: Types.ObjectId; readonly role: Role } = Object.freeze({
@@ -15,7 +21,7 @@ export const ANONYMOUS_VIEWER: { readonly _id: Types.ObjectId; readonly role: Ro
 });
 
 /** The signed-in user of a request that passed authenticate(). */
-export function signedInUser(res: Response): UserDocument {
+export function signedInUser(res: Response): SignedInUser {
   const { user } = res.locals;
   if (!user) throw new AuthenticationError('Access token required', 'access_token_missing');
   return user;
