@@ -1,19 +1,21 @@
 /**
  * The process entry: reads config, picks and connects the database (and Redis when configured),
- * listens, and shuts down gracefully on SIGTERM/SIGINT.
+ * listens, and shuts down gracefully on SIGTERM/SIGINT. `main` is the list of start-up steps; each step
+ * is a function below it, in the same order. A step that fails ends the process with one line (the end of
+ * this file); only a failed listen releases what the steps before it opened.
  */
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import mongoose from 'mongoose';
 import { createApp } from './app';
-import { ConfigError } from './config';
+import { ConfigError, type Config, type LoadedConfig } from './config';
 import { DEVELOPMENT_DATA_DIR, DEVELOPMENT_SECRETS_FILE, loadProcessConfig } from './config/process';
 import type { ReadinessCheck } from './controllers/health.controller';
 import { connectDatabase, disconnectDatabase } from './lib/database';
-import { startDatabaseWatchdog } from './lib/database-watchdog';
+import { startDatabaseWatchdog, type DatabaseWatchdog } from './lib/database-watchdog';
 import type { LocalDatabase } from './dev/local-database';
 import { createLogger, type Logger } from './lib/logger';
-import { createMetrics } from './lib/metrics';
+import { createMetrics, type AppMetrics } from './lib/metrics';
 import { monitorMongoClient } from './lib/mongodb-metrics';
 import {
   closeRedis,
@@ -25,13 +27,49 @@ import {
 } from './lib/redis';
 import { settleWithin } from './lib/timeout';
 import { createReconciliationService } from './services/reconciliation.service';
-import { createBannerStorage } from './services/storage';
+import { createBannerStorage, type BannerStorage } from './services/storage';
 import { backfillUsernameKeys } from './models/user.migrations';
 
 async function main(): Promise<void> {
-  let loaded;
+  const { config, warnings } = loadConfigOrExit();
+  const logger = startLogger(config, warnings);
+  const database = await startDatabase(config, logger);
+  const metrics = startMetrics(config);
+  await backfillUsernameKeys(logger);
+  const redis = await startRedis(config, logger, metrics);
+  const storage = startBannerStorage(config, logger);
+  const maintenanceTimer = scheduleMaintenance(config, logger, storage);
+  const lifecycle: Lifecycle = { shuttingDown: false };
+  const app = buildApp({ config, logger, storage, metrics, database, redis, lifecycle });
+  const server = createHttpServer(config, app);
+  await listenOrRelease(server, config.port, { database, redis });
+  shutDownOnSignals({ config, logger, server, database, redis, maintenanceTimer, lifecycle });
+  announceListening(server, logger);
+}
+
+/** The database this process uses, and what watches it. */
+interface StartedDatabase {
+  watchdog: DatabaseWatchdog;
+  /** Started by this process (development, without MONGODB_URI): stopped with it. */
+  localDatabase?: LocalDatabase;
+}
+
+/** Redis when REDIS_URL is set: the client, the auth-change announcements and the /readyz check on it. */
+interface SharedRedis {
+  client?: RedisClient;
+  authChanges?: RedisAuthChanges;
+  readinessChecks: Record<string, ReadinessCheck>;
+}
+
+/** Read by /readyz (through createApp): true once a signal began the shutdown. */
+interface Lifecycle {
+  shuttingDown: boolean;
+}
+
+/** The configuration, or exit 1 with one line naming the setting at fault. */
+function loadConfigOrExit(): LoadedConfig {
   try {
-    loaded = loadProcessConfig({ developmentSecretsFile: DEVELOPMENT_SECRETS_FILE });
+    return loadProcessConfig({ developmentSecretsFile: DEVELOPMENT_SECRETS_FILE });
   } catch (error) {
     if (error instanceof ConfigError) {
       process.stderr.write(`Configuration error: ${error.message}\n`);
@@ -39,7 +77,10 @@ async function main(): Promise<void> {
     }
     throw error;
   }
-  const { config, warnings } = loaded;
+}
+
+/** The logger, which first says what the configuration left to chance: warnings, CORS, the refresh cookie. */
+function startLogger(config: Config, warnings: readonly string[]): Logger {
   const logger = createLogger({ level: config.logLevel, json: config.isProduction });
   warnings.forEach((warning) => logger.warn(warning));
   logger.info(
@@ -51,29 +92,39 @@ async function main(): Promise<void> {
     `refresh cookie: SameSite=${config.refreshCookie.sameSite}${config.refreshCookie.secure ? ', Secure' : ''}` +
       (config.publicReads ? '; PUBLIC_READS: anonymous visitors may read published blogs and comments' : ''),
   );
+  return logger;
+}
 
-  let localDatabase: LocalDatabase | undefined;
-  let uri = config.mongodb.uri;
-  if (uri) {
-    logger.info('database: MONGODB_URI');
-  } else {
-    // development only: loaded when needed, so production never loads it (nor its dev dependencies)
-    const { startLocalDatabase } = await import('./dev/local-database');
-    localDatabase = await startLocalDatabase({
-      persistent: true,
-      dataDir: DEVELOPMENT_DATA_DIR,
-      log: (message) => logger.info(message),
-    });
-    uri = localDatabase.uri;
-    logger.info(`database: ${localDatabase.kind} at ${uri} (set MONGODB_URI to use your own)`);
-  }
+/** Connects MONGODB_URI, or in development a local database started here, and watches the connection. */
+async function startDatabase(config: Config, logger: Logger): Promise<StartedDatabase> {
+  const { uri, localDatabase } = await pickDatabase(config, logger);
   await connectDatabase({ uri, serverApi: config.mongodb.serverApi, timeouts: config.database });
   const watchdog = startDatabaseWatchdog({
     intervalMs: config.database.watchdogIntervalMs,
     unreachableMs: config.database.watchdogUnreachableMs,
     logger,
   });
-  // Metrics of this process's one MongoDB client (and Redis client, below) go to the app's /metrics.
+  return { watchdog, localDatabase };
+}
+
+async function pickDatabase(config: Config, logger: Logger): Promise<{ uri: string; localDatabase?: LocalDatabase }> {
+  if (config.mongodb.uri) {
+    logger.info('database: MONGODB_URI');
+    return { uri: config.mongodb.uri };
+  }
+  // development only: loaded when needed, so production never loads it (nor its dev dependencies)
+  const { startLocalDatabase } = await import('./dev/local-database');
+  const localDatabase = await startLocalDatabase({
+    persistent: true,
+    dataDir: DEVELOPMENT_DATA_DIR,
+    log: (message) => logger.info(message),
+  });
+  logger.info(`database: ${localDatabase.kind} at ${localDatabase.uri} (set MONGODB_URI to use your own)`);
+  return { uri: localDatabase.uri, localDatabase };
+}
+
+/** Metrics of this process's one MongoDB client (and Redis client, once open) go to the app's /metrics. */
+function startMetrics(config: Config): AppMetrics {
   const metrics = createMetrics();
   if (config.metrics.enabled) {
     // The watchdog may replace the driver's client (reopenDatabase): watch each client once, the new one too.
@@ -87,28 +138,34 @@ async function main(): Promise<void> {
     watchClient();
     mongoose.connection.on('connected', watchClient);
   }
-  await backfillUsernameKeys(logger);
+  return metrics;
+}
 
-  // Redis carries the shared rate-limit counters and the announcements of auth changes; without it each
-  // instance counts on its own, and hears only its own announcements.
-  let redis: RedisClient | undefined;
-  let authChanges: RedisAuthChanges | undefined;
-  const readinessChecks: Record<string, ReadinessCheck> = {};
-  if (config.redisUrl) {
-    const client = await openRedis({ url: config.redisUrl, logger });
-    redis = client;
-    authChanges = await RedisAuthChanges.open(client, logger);
-    readinessChecks.redis = () => pingRedis(client);
-    metrics.watchRedis(() => client.isReady);
-    logger.info('rate limit and auth changes: shared through Redis (REDIS_URL)');
-  } else {
+/**
+ * Redis carries the shared rate-limit counters and the announcements of auth changes; without it each
+ * instance counts on its own, and hears only its own announcements.
+ */
+async function startRedis(config: Config, logger: Logger, metrics: AppMetrics): Promise<SharedRedis> {
+  if (!config.redisUrl) {
     logger.info('rate limit: counted in this process only (set REDIS_URL to share it between instances)');
+    return { readinessChecks: {} };
   }
+  const client = await openRedis({ url: config.redisUrl, logger });
+  const authChanges = await RedisAuthChanges.open(client, logger);
+  const readinessChecks = { redis: () => pingRedis(client) };
+  metrics.watchRedis(() => client.isReady);
+  logger.info('rate limit and auth changes: shared through Redis (REDIS_URL)');
+  return { client, authChanges, readinessChecks };
+}
 
+function startBannerStorage(config: Config, logger: Logger): BannerStorage {
   const storage = createBannerStorage(config.storage);
   logger.info(`banners: ${storage.kind}`);
+  return storage;
+}
 
-  // Counters that heal: once in the background now, then on a schedule (also `npm run reconcile`).
+/** Counters that heal: once in the background now, then on a schedule (also `npm run reconcile`). */
+function scheduleMaintenance(config: Config, logger: Logger, storage: BannerStorage): NodeJS.Timeout | undefined {
   const maintenance = createReconciliationService({
     storage,
     logger,
@@ -119,26 +176,45 @@ async function main(): Promise<void> {
   const maintenanceTimer =
     config.maintenance.intervalMs > 0 ? setInterval(() => void maintain(), config.maintenance.intervalMs) : undefined;
   maintenanceTimer?.unref();
+  return maintenanceTimer;
+}
 
-  let shuttingDown = false;
-  const app = createApp({
+interface AppParts {
+  config: Config;
+  logger: Logger;
+  storage: BannerStorage;
+  metrics: AppMetrics;
+  database: StartedDatabase;
+  redis: SharedRedis;
+  lifecycle: Lifecycle;
+}
+
+/** The app on what the steps before opened: Redis's stores when there is Redis, the watchdog's verdict for /healthz. */
+function buildApp({ config, logger, storage, metrics, database, redis, lifecycle }: AppParts) {
+  const { client } = redis;
+  return createApp({
     config,
     logger,
     storage,
-    rateLimitStore: redis && createRedisRateLimitStore(redis),
-    loginThrottleStores: redis && {
-      perAccount: createRedisRateLimitStore(redis, 'login-account:'),
-      perIp: createRedisRateLimitStore(redis, 'login-ip:'),
+    rateLimitStore: client && createRedisRateLimitStore(client),
+    loginThrottleStores: client && {
+      perAccount: createRedisRateLimitStore(client, 'login-account:'),
+      perIp: createRedisRateLimitStore(client, 'login-ip:'),
     },
-    readinessChecks,
-    isShuttingDown: () => shuttingDown,
-    isLive: () => watchdog.healthy(),
+    readinessChecks: redis.readinessChecks,
+    isShuttingDown: () => lifecycle.shuttingDown,
+    isLive: () => database.watchdog.healthy(),
     metrics,
-    authChanges,
+    authChanges: redis.authChanges,
   });
-  // Node's defaults would hold a slow body for 300 s; each bound is explicit and configurable. Node
-  // enforces the first two on a sweep of the connections, every 30 s unless told: every second here.
-  const server: Server = createServer(
+}
+
+/**
+ * Node's defaults would hold a slow body for 300 s; each bound is explicit and configurable. Node
+ * enforces the first two on a sweep of the connections, every 30 s unless told: every second here.
+ */
+function createHttpServer(config: Config, app: ReturnType<typeof createApp>): Server {
+  return createServer(
     {
       headersTimeout: config.http.headersTimeoutMs,
       requestTimeout: config.http.requestTimeoutMs,
@@ -147,54 +223,81 @@ async function main(): Promise<void> {
     },
     app,
   );
+}
+
+/** What the steps opened and must close again: the database connection, Redis, a local database. */
+interface Opened {
+  database: StartedDatabase;
+  redis: SharedRedis;
+}
+
+async function closeOpened({ database, redis }: Opened): Promise<void> {
+  await redis.authChanges?.close();
+  if (redis.client) await closeRedis(redis.client);
+  await disconnectDatabase();
+  await database.localDatabase?.stop();
+}
+
+async function listenOrRelease(server: Server, port: number, opened: Opened): Promise<void> {
   try {
-    await listen(server, config.port);
+    await listen(server, port);
   } catch (error) {
     // nothing else is holding the process open: release the database before the one-line report
-    watchdog.stop();
-    await authChanges?.close();
-    if (redis) await closeRedis(redis);
-    await disconnectDatabase();
-    await localDatabase?.stop();
+    opened.database.watchdog.stop();
+    await closeOpened(opened);
     throw error;
   }
+}
 
-  const shutdown = async (signal: string) => {
-    if (shuttingDown) return;
-    shuttingDown = true;
-    watchdog.stop();
-    clearInterval(maintenanceTimer);
-    // First /readyz answers 503 while everything is still served, so load balancers stop sending new
-    // requests before the listener closes: nothing already on its way is refused or reset.
-    if (config.shutdownReadinessDelayMs > 0) {
-      logger.info(
-        `${signal}: /readyz answers 503 from now on; still serving for ${config.shutdownReadinessDelayMs} ms before draining`,
-      );
-      await new Promise((resolve) => setTimeout(resolve, config.shutdownReadinessDelayMs));
-    }
-    // drainServer closes the listening socket before it first awaits, so when this line is written new
-    // connections are already refused (the shutdown test relies on that order)
-    const drained = drainServer(server, config.shutdownGraceMs, logger);
-    logger.info(`${signal} received: finishing in-flight requests (grace ${config.shutdownGraceMs} ms)`);
-    await drained;
-    await authChanges?.close();
-    if (redis) await closeRedis(redis);
-    await disconnectDatabase();
-    await localDatabase?.stop();
-    logger.info('shutdown complete');
-    process.exit(0);
-  };
+interface Running extends Opened {
+  config: Config;
+  logger: Logger;
+  server: Server;
+  maintenanceTimer: NodeJS.Timeout | undefined;
+  lifecycle: Lifecycle;
+}
+
+/** SIGTERM and SIGINT shut down gracefully, once; a shutdown that fails exits 1 with one line. */
+function shutDownOnSignals(running: Running): void {
   const onSignal = (signal: string) => {
-    shutdown(signal).catch((error: unknown) => {
-      logger.error('shutdown failed', { error: error instanceof Error ? error.message : String(error) });
+    shutdown(signal, running).catch((error: unknown) => {
+      running.logger.error('shutdown failed', { error: error instanceof Error ? error.message : String(error) });
       process.exit(1);
     });
   };
   process.on('SIGTERM', () => onSignal('SIGTERM'));
   process.on('SIGINT', () => onSignal('SIGINT'));
+}
 
-  // Written once the signal handlers are in place: whoever waits for this line may stop the process at once.
-  // The port actually bound: PORT=0 asks the system for a free one (tests start servers that way).
+async function shutdown(signal: string, running: Running): Promise<void> {
+  const { config, logger, server, database, maintenanceTimer, lifecycle } = running;
+  if (lifecycle.shuttingDown) return;
+  lifecycle.shuttingDown = true;
+  database.watchdog.stop();
+  clearInterval(maintenanceTimer);
+  // First /readyz answers 503 while everything is still served, so load balancers stop sending new
+  // requests before the listener closes: nothing already on its way is refused or reset.
+  if (config.shutdownReadinessDelayMs > 0) {
+    logger.info(
+      `${signal}: /readyz answers 503 from now on; still serving for ${config.shutdownReadinessDelayMs} ms before draining`,
+    );
+    await new Promise((resolve) => setTimeout(resolve, config.shutdownReadinessDelayMs));
+  }
+  // drainServer closes the listening socket before it first awaits, so when this line is written new
+  // connections are already refused (the shutdown test relies on that order)
+  const drained = drainServer(server, config.shutdownGraceMs, logger);
+  logger.info(`${signal} received: finishing in-flight requests (grace ${config.shutdownGraceMs} ms)`);
+  await drained;
+  await closeOpened(running);
+  logger.info('shutdown complete');
+  process.exit(0);
+}
+
+/**
+ * Written once the signal handlers are in place: whoever waits for this line may stop the process at once.
+ * The port actually bound: PORT=0 asks the system for a free one (tests start servers that way).
+ */
+function announceListening(server: Server, logger: Logger): void {
   const { port } = server.address() as AddressInfo;
   logger.info(`listening on http://localhost:${port}/api/v1`, { port });
 }
