@@ -1,7 +1,7 @@
 /**
  * `npm run reconcile`: the admin command that repairs what a crash or a database cut can leave behind,
  * once, and exits: blog counters recounted from their records, likes and comments of deleted blogs
- * removed, and banner files no blog names (older than ORPHAN_BANNER_MIN_AGE_MS) deleted. It reads the
+ * removed, and banner files no blog names (older than an hour) deleted. It reads the
  * same configuration as the server (MONGODB_URI, storage settings) and prints what it fixed.
  * Exit code 0 when it ran (whether or not anything needed fixing), 1 when it could not.
  */

@@ -22,8 +22,7 @@ beforeAll(async () => {
   cloud = await startFakeCloudinary();
   ctx = await createTestContext({
     env: {
-      CLOUDINARY_URL: `cloudinary://${cloud.apiKey}:${cloud.apiSecret}@${cloud.cloudName}`,
-      CLOUDINARY_UPLOAD_PREFIX: cloud.url,
+      CLOUDINARY_URL: `cloudinary://${cloud.apiKey}:${cloud.apiSecret}@${cloud.cloudName}?upload_prefix=${cloud.url}`,
       CLOUDINARY_FOLDER: 'test-banners',
     },
   });
@@ -93,7 +92,9 @@ describe('banners on Cloudinary', () => {
   });
 
   it('answers 502 when Cloudinary cannot be reached at all', async () => {
-    const { app } = ctx.buildApp({ CLOUDINARY_UPLOAD_PREFIX: 'http://127.0.0.1:1' });
+    const { app } = ctx.buildApp({
+      CLOUDINARY_URL: `cloudinary://${cloud.apiKey}:${cloud.apiSecret}@${cloud.cloudName}?upload_prefix=http://127.0.0.1:1`,
+    });
     const response = await postBlog(app, admin, { title: 'Unreachable' });
 
     expect(response.status).toBe(502);
@@ -101,7 +102,9 @@ describe('banners on Cloudinary', () => {
   });
 
   it('answers 502 when Cloudinary refuses the credentials (a wrong secret signs wrongly)', async () => {
-    const { app } = ctx.buildApp({ CLOUDINARY_URL: `cloudinary://${cloud.apiKey}:wrong-secret@${cloud.cloudName}` });
+    const { app } = ctx.buildApp({
+      CLOUDINARY_URL: `cloudinary://${cloud.apiKey}:wrong-secret@${cloud.cloudName}?upload_prefix=${cloud.url}`,
+    });
     const response = await postBlog(app, admin, { title: 'Badly signed' });
 
     expect(response.status).toBe(502);

@@ -1,4 +1,7 @@
-import { ConfigError, loadConfig } from '../src/config';
+import { readFileSync } from 'node:fs';
+import path from 'node:path';
+import { parse } from 'dotenv';
+import { ConfigError, loadConfig, SETTING_NAMES } from '../src/config';
 import { parseDurationSeconds } from '../src/config/duration';
 
 const SECRET_A = 'a'.repeat(32);
@@ -72,6 +75,39 @@ describe('loadConfig', () => {
     ['MONGODB_SERVER_API', 'maybe'],
   ])('refuses %s=%s with one line naming the variable', (name, value) => {
     expect(() => loadConfig({ ...production, [name]: value })).toThrow(new RegExp(`^${name}: `));
+  });
+
+  it('reads the Cloudinary credentials and an upload_prefix from CLOUDINARY_URL, and refuses another form', () => {
+    expect(loadConfig(production).config.storage.cloudinary).toEqual({
+      cloudName: 'demo',
+      apiKey: 'key',
+      apiSecret: 'secret',
+      folder: 'blog-banners',
+      uploadPrefix: undefined,
+    });
+    const regional = 'cloudinary://key:secret@demo?upload_prefix=https://api-eu.cloudinary.com/';
+    expect(loadConfig({ ...production, CLOUDINARY_URL: regional }).config.storage.cloudinary?.uploadPrefix).toBe(
+      'https://api-eu.cloudinary.com',
+    );
+    for (const url of [
+      'cloudinary://key@demo',
+      'cloudinary://key:secret@demo?cname=x',
+      'cloudinary://k:s@demo?upload_prefix=nope',
+    ]) {
+      expect(() => loadConfig({ ...production, CLOUDINARY_URL: url })).toThrow(/^CLOUDINARY_URL: /);
+    }
+  });
+
+  it('reads at most 40 settings, each one documented in docs/configuration.md and .env.example, which it accepts', () => {
+    const root = path.resolve(__dirname, '..');
+    const reference = readFileSync(path.join(root, 'docs', 'configuration.md'), 'utf8');
+    const example = parse(readFileSync(path.join(root, '.env.example')));
+    expect(SETTING_NAMES.length).toBeLessThanOrEqual(40);
+    for (const name of SETTING_NAMES) {
+      expect({ name, documented: reference.includes(`| \`${name}\``) }).toEqual({ name, documented: true });
+      expect(Object.keys(example)).toContain(name);
+    }
+    expect(() => loadConfig(example)).not.toThrow();
   });
 
   it('allows a bcrypt cost below 10 only under NODE_ENV=test', () => {

@@ -57,23 +57,50 @@ describe('failure-behaviour configuration', () => {
   it('reads each setting and refuses values outside its range, naming the variable', () => {
     const { config } = loadConfig({
       ...base,
-      MONGODB_SERVER_SELECTION_TIMEOUT_MS: '2000',
       STORAGE_SAVE_TIMEOUT_MS: '9000',
       RECONCILE_INTERVAL_MS: '0',
-      RECONCILE_ON_START: 'false',
+      DB_WATCHDOG_UNREACHABLE_MS: '8000',
     });
-    expect(config.database.serverSelectionTimeoutMs).toBe(2_000);
     expect(config.storage.saveTimeoutMs).toBe(9_000);
     expect(config.maintenance).toEqual(expect.objectContaining({ intervalMs: 0, onStart: false }));
+    expect(config.database).toEqual(
+      expect.objectContaining({ watchdogIntervalMs: 2_000, watchdogUnreachableMs: 8_000 }),
+    );
+    expect(loadConfig({ ...base, DB_WATCHDOG_UNREACHABLE_MS: '0' }).config.database.watchdogIntervalMs).toBe(0);
     for (const [name, value] of [
-      ['MONGODB_SERVER_SELECTION_TIMEOUT_MS', '0'],
-      ['MONGODB_SOCKET_TIMEOUT_MS', 'soon'],
       ['STORAGE_SAVE_TIMEOUT_MS', '-5'],
       ['SHUTDOWN_READINESS_DELAY_MS', '1.5'],
-      ['DB_UNAVAILABLE_RETRY_AFTER_S', '0'],
+      ['DB_WATCHDOG_UNREACHABLE_MS', '500'],
     ]) {
       expect(() => loadConfig({ ...base, [name]: value })).toThrow(name);
     }
+  });
+
+  it("reads the driver's deadlines from MONGODB_URI's options, whatever their case, and refuses one out of range", () => {
+    const uri =
+      'mongodb://db.example:27017/blog?replicaSet=rs0&serverSelectionTimeoutMS=2000&SOCKETTIMEOUTMS=3000&timeoutMS=4000';
+    expect(loadConfig({ ...base, MONGODB_URI: uri }).config.database).toEqual(
+      expect.objectContaining({
+        serverSelectionTimeoutMs: 2_000,
+        socketTimeoutMs: 3_000,
+        operationTimeoutMs: 4_000,
+        connectTimeoutMs: 5_000,
+        heartbeatMs: 2_000,
+      }),
+    );
+    for (const option of ['serverSelectionTimeoutMS=0', 'socketTimeoutMS=soon', 'heartbeatFrequencyMS=100']) {
+      expect(() => loadConfig({ ...base, MONGODB_URI: `mongodb://a:1,b:2/blog?${option}` })).toThrow(
+        `MONGODB_URI: ${option.split('=')[0]}`,
+      );
+    }
+  });
+
+  it('refuses a variable it no longer reads, naming what replaces it', () => {
+    expect(() => loadConfig({ ...base, MONGODB_SOCKET_TIMEOUT_MS: '3000' })).toThrow(
+      /^MONGODB_SOCKET_TIMEOUT_MS: no longer read; add \?socketTimeoutMS=<ms> to MONGODB_URI$/,
+    );
+    expect(() => loadConfig({ ...base, RECONCILE_ON_START: 'false' })).toThrow('RECONCILE_INTERVAL_MS=0');
+    expect(() => loadConfig({ ...base, CLOUDINARY_API_KEY: 'key' })).toThrow('CLOUDINARY_URL');
   });
 
   it('refuses a headers timeout longer than the request timeout', () => {

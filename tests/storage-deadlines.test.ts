@@ -31,8 +31,7 @@ beforeAll(async () => {
   cloud = await startFakeCloudinary();
   ctx = await createTestContext({
     env: {
-      CLOUDINARY_URL: `cloudinary://${cloud.apiKey}:${cloud.apiSecret}@${cloud.cloudName}`,
-      CLOUDINARY_UPLOAD_PREFIX: cloud.url,
+      CLOUDINARY_URL: `cloudinary://${cloud.apiKey}:${cloud.apiSecret}@${cloud.cloudName}?upload_prefix=${cloud.url}`,
       CLOUDINARY_FOLDER: 'deadline-banners',
       STORAGE_SAVE_TIMEOUT_MS: DEADLINE_MS,
     },
@@ -209,7 +208,7 @@ describe('orphan banner sweep', () => {
   });
 
   it('deletes local files no blog names once older than the bound, and nothing else in the folder', async () => {
-    const local = ctx.buildApp({ CLOUDINARY_URL: '', CLOUDINARY_UPLOAD_PREFIX: '' });
+    const local = ctx.buildApp({ CLOUDINARY_URL: '' });
     const storage = createLocalStorage(local.config.storage.uploadsDir);
     const kept = await createBlog(local.app, admin, { title: 'Local keeper' });
     const keptKey = (await BlogModel.findById(kept._id))!.banner!.key;

@@ -1,6 +1,6 @@
 /**
  * All configuration, read from the environment once at boot, validated, typed and frozen.
- * Nothing else in src/ reads process.env. Documented variable by variable in .env.example.
+ * Nothing else in src/ reads process.env. Documented setting by setting in docs/configuration.md.
  */
 import { randomBytes } from 'node:crypto';
 import { z } from 'zod';
@@ -82,16 +82,12 @@ const environmentSchema = z.object({
     z
       .string()
       .regex(
-        /^cloudinary:\/\/[^:@/\s]+:[^:@/\s]+@[^:@/\s]+$/,
-        'must look like cloudinary://<api_key>:<api_secret>@<cloud_name>',
+        /^cloudinary:\/\/[^:@/\s]+:[^:@/\s]+@[^:@/?\s]+(\?upload_prefix=[^&\s]+)?$/,
+        'must look like cloudinary://<api_key>:<api_secret>@<cloud_name>, optionally followed by ?upload_prefix=<API base URL>',
       )
       .optional(),
   ),
-  CLOUDINARY_CLOUD_NAME: optionalString,
-  CLOUDINARY_API_KEY: optionalString,
-  CLOUDINARY_API_SECRET: optionalString,
   CLOUDINARY_FOLDER: z.preprocess(emptyToUndefined, z.string().default('blog-banners')),
-  CLOUDINARY_UPLOAD_PREFIX: z.preprocess(emptyToUndefined, z.url().optional()),
 
   // Operations: several instances behind one limit, and graceful shutdown.
   REDIS_URL: z.preprocess(
@@ -106,24 +102,77 @@ const environmentSchema = z.object({
   // Metrics: GET /metrics for Prometheus (docs/operations-metrics.md).
   METRICS_ENABLED: boolean(true),
   METRICS_TOKEN: z.preprocess(emptyToUndefined, z.string().min(16, 'must be at least 16 characters long').optional()),
-  // Failure behaviour (docs/failure-behaviour.md): every wait on a dependency is bounded.
-  MONGODB_OPERATION_TIMEOUT_MS: integer(10_000, 100, 10 * 60_000),
-  MONGODB_SERVER_SELECTION_TIMEOUT_MS: integer(2_500, 100, 60_000),
-  MONGODB_SOCKET_TIMEOUT_MS: integer(10_000, 500, 10 * 60_000),
-  MONGODB_CONNECT_TIMEOUT_MS: integer(5_000, 100, 60_000),
-  MONGODB_HEARTBEAT_MS: integer(2_000, 500, 60_000),
-  DB_UNAVAILABLE_RETRY_AFTER_S: integer(5, 1, 3600),
-  DB_WATCHDOG_INTERVAL_MS: integer(5_000, 0, 10 * 60_000),
-  DB_WATCHDOG_UNREACHABLE_MS: integer(20_000, 1_000, 60 * 60_000),
+  // Failure behaviour (docs/failure-behaviour.md): every wait on a dependency is bounded. The MongoDB
+  // driver's own deadlines are options of MONGODB_URI (MONGODB_URI_TIMEOUTS below).
+  DB_WATCHDOG_UNREACHABLE_MS: integer(20_000, 0, 60 * 60_000),
   RECONCILE_INTERVAL_MS: integer(60 * 60_000, 0, 7 * 24 * 60 * 60_000),
-  RECONCILE_ON_START: boolean(true),
-  ORPHAN_BANNER_MIN_AGE_MS: integer(60 * 60_000, 0, 30 * 24 * 60 * 60_000),
   STORAGE_SAVE_TIMEOUT_MS: integer(15_000, 100, 10 * 60_000),
   SHUTDOWN_READINESS_DELAY_MS: integer(5_000, 0, 10 * 60_000),
   HTTP_HEADERS_TIMEOUT_MS: integer(20_000, 1_000, 10 * 60_000),
   HTTP_REQUEST_TIMEOUT_MS: integer(60_000, 1_000, 60 * 60_000),
   HTTP_KEEP_ALIVE_TIMEOUT_MS: integer(5_000, 100, 10 * 60_000),
 });
+
+/**
+ * The MongoDB driver's deadlines, read from MONGODB_URI's options (?timeoutMS=5000&socketTimeoutMS=3000),
+ * the driver's own way to set them, with this service's defaults and bounds. They are passed to the driver
+ * explicitly, which would otherwise prefer them over the URI's.
+ */
+const MONGODB_URI_TIMEOUTS = {
+  timeoutMS: { field: 'operationTimeoutMs', fallback: 10_000, min: 100, max: 10 * 60_000 },
+  serverSelectionTimeoutMS: { field: 'serverSelectionTimeoutMs', fallback: 2_500, min: 100, max: 60_000 },
+  socketTimeoutMS: { field: 'socketTimeoutMs', fallback: 10_000, min: 500, max: 10 * 60_000 },
+  connectTimeoutMS: { field: 'connectTimeoutMs', fallback: 5_000, min: 100, max: 60_000 },
+  heartbeatFrequencyMS: { field: 'heartbeatMs', fallback: 2_000, min: 500, max: 60_000 },
+} as const;
+
+/** Retry-After (seconds) of a 503 ServiceUnavailable while the database cannot be reached. */
+const DB_UNAVAILABLE_RETRY_AFTER_SECONDS = 5;
+/** Banner files younger than this are never swept as orphans: their blog may still be being written. */
+const ORPHAN_BANNER_MIN_AGE_MS = 60 * 60_000;
+/** The watchdog looks this many times within DB_WATCHDOG_UNREACHABLE_MS. */
+const WATCHDOG_LOOKS_PER_BOUND = 4;
+
+/**
+ * Variables this service no longer reads, with what replaces each: refused at start, so that a setting
+ * an operator still relies on is not silently ignored.
+ */
+const RETIRED_SETTINGS: Record<string, string> = {
+  CLOUDINARY_CLOUD_NAME: 'set CLOUDINARY_URL=cloudinary://<api_key>:<api_secret>@<cloud_name>',
+  CLOUDINARY_API_KEY: 'set CLOUDINARY_URL=cloudinary://<api_key>:<api_secret>@<cloud_name>',
+  CLOUDINARY_API_SECRET: 'set CLOUDINARY_URL=cloudinary://<api_key>:<api_secret>@<cloud_name>',
+  CLOUDINARY_UPLOAD_PREFIX: 'add ?upload_prefix=<URL> to CLOUDINARY_URL',
+  MONGODB_OPERATION_TIMEOUT_MS: 'add ?timeoutMS=<ms> to MONGODB_URI',
+  MONGODB_SERVER_SELECTION_TIMEOUT_MS: 'add ?serverSelectionTimeoutMS=<ms> to MONGODB_URI',
+  MONGODB_SOCKET_TIMEOUT_MS: 'add ?socketTimeoutMS=<ms> to MONGODB_URI',
+  MONGODB_CONNECT_TIMEOUT_MS: 'add ?connectTimeoutMS=<ms> to MONGODB_URI',
+  MONGODB_HEARTBEAT_MS: 'add ?heartbeatFrequencyMS=<ms> to MONGODB_URI',
+  DB_UNAVAILABLE_RETRY_AFTER_S: `unset it (Retry-After is ${DB_UNAVAILABLE_RETRY_AFTER_SECONDS} seconds)`,
+  DB_WATCHDOG_INTERVAL_MS: `unset it (the watchdog looks ${WATCHDOG_LOOKS_PER_BOUND} times per DB_WATCHDOG_UNREACHABLE_MS; 0 there turns it off)`,
+  RECONCILE_ON_START: 'unset it (RECONCILE_INTERVAL_MS=0 turns maintenance off, at start too)',
+  ORPHAN_BANNER_MIN_AGE_MS: 'unset it (banner files younger than an hour are never swept)',
+};
+
+type DatabaseTimeoutField = (typeof MONGODB_URI_TIMEOUTS)[keyof typeof MONGODB_URI_TIMEOUTS]['field'];
+
+/** The driver deadlines MONGODB_URI sets (option names are case-insensitive, as for the driver), else the defaults. */
+function databaseTimeouts(uri: string | undefined): Record<DatabaseTimeoutField, number> {
+  const query = uri?.includes('?') ? uri.slice(uri.indexOf('?') + 1) : '';
+  const given = new Map([...new URLSearchParams(query)].map(([name, value]) => [name.toLowerCase(), value]));
+  const timeouts = {} as Record<DatabaseTimeoutField, number>;
+  for (const [option, { field, fallback, min, max }] of Object.entries(MONGODB_URI_TIMEOUTS)) {
+    const text = given.get(option.toLowerCase());
+    const value = text === undefined ? fallback : Number(text);
+    if (!Number.isInteger(value) || value < min || value > max) {
+      throw new ConfigError(`MONGODB_URI: ${option} must be a whole number of milliseconds from ${min} to ${max}`);
+    }
+    timeouts[field] = value;
+  }
+  return timeouts;
+}
+
+/** Every environment variable the service reads (docs/configuration.md documents each one). */
+export const SETTING_NAMES: readonly string[] = Object.keys(environmentSchema.shape);
 
 export type TrustProxy = boolean | number | string[];
 
@@ -268,36 +317,22 @@ function resolveSecret(
 }
 
 /**
- * Cloudinary credentials from CLOUDINARY_URL (cloudinary://key:secret@cloud), or from the three
- * CLOUDINARY_* variables; all three or none, so a typo does not silently fall back to local disk.
+ * Cloudinary credentials from CLOUDINARY_URL (cloudinary://key:secret@cloud), Cloudinary's own form, with
+ * its upload_prefix parameter for another API base URL (a regional endpoint, or a test's fake).
  */
 function resolveCloudinary(env: z.infer<typeof environmentSchema>): CloudinaryConfig | undefined {
-  const shared = { folder: env.CLOUDINARY_FOLDER, uploadPrefix: env.CLOUDINARY_UPLOAD_PREFIX?.replace(/\/+$/, '') };
-  if (env.CLOUDINARY_URL) {
-    const url = new URL(env.CLOUDINARY_URL);
-    return {
-      cloudName: url.hostname,
-      apiKey: decodeURIComponent(url.username),
-      apiSecret: decodeURIComponent(url.password),
-      ...shared,
-    };
+  if (!env.CLOUDINARY_URL) return undefined;
+  const url = new URL(env.CLOUDINARY_URL);
+  const uploadPrefix = url.searchParams.get('upload_prefix') ?? undefined;
+  if (uploadPrefix !== undefined && !URL.canParse(uploadPrefix)) {
+    throw new ConfigError('CLOUDINARY_URL: upload_prefix must be a URL such as https://api-eu.cloudinary.com');
   }
-  const parts = {
-    CLOUDINARY_CLOUD_NAME: env.CLOUDINARY_CLOUD_NAME,
-    CLOUDINARY_API_KEY: env.CLOUDINARY_API_KEY,
-    CLOUDINARY_API_SECRET: env.CLOUDINARY_API_SECRET,
-  };
-  const missing = Object.entries(parts)
-    .filter(([, value]) => !value)
-    .map(([name]) => name);
-  if (missing.length === 3) return undefined;
-  if (missing.length > 0)
-    throw new ConfigError(`${missing.join(', ')}: required when any CLOUDINARY_* credential is set`);
   return {
-    cloudName: parts.CLOUDINARY_CLOUD_NAME!,
-    apiKey: parts.CLOUDINARY_API_KEY!,
-    apiSecret: parts.CLOUDINARY_API_SECRET!,
-    ...shared,
+    cloudName: url.hostname,
+    apiKey: decodeURIComponent(url.username),
+    apiSecret: decodeURIComponent(url.password),
+    folder: env.CLOUDINARY_FOLDER,
+    uploadPrefix: uploadPrefix?.replace(/\/+$/, ''),
   };
 }
 
@@ -306,6 +341,8 @@ export function loadConfig(
   environment: NodeJS.ProcessEnv = process.env,
   options: LoadConfigOptions = {},
 ): LoadedConfig {
+  const retired = Object.keys(RETIRED_SETTINGS).find((name) => environment[name] !== undefined);
+  if (retired) throw new ConfigError(`${retired}: no longer read; ${RETIRED_SETTINGS[retired]}`);
   const parsed = environmentSchema.safeParse(environment);
   if (!parsed.success) {
     const issue = parsed.error.issues[0];
@@ -320,6 +357,9 @@ export function loadConfig(
     throw new ConfigError(
       `BCRYPT_COST: must be at least ${MIN_BCRYPT_COST} (lower costs are allowed only when NODE_ENV=test)`,
     );
+  }
+  if (env.DB_WATCHDOG_UNREACHABLE_MS > 0 && env.DB_WATCHDOG_UNREACHABLE_MS < 1_000) {
+    throw new ConfigError('DB_WATCHDOG_UNREACHABLE_MS: must be 0 (no watchdog) or at least 1000');
   }
   if (isProduction && !env.MONGODB_URI) throw new ConfigError('MONGODB_URI is required when NODE_ENV=production');
   // Links built from the Host header would point readers wherever a client said (a stored banner URL included).
@@ -403,19 +443,15 @@ export function loadConfig(
       keepAliveTimeoutMs: env.HTTP_KEEP_ALIVE_TIMEOUT_MS,
     },
     database: {
-      operationTimeoutMs: env.MONGODB_OPERATION_TIMEOUT_MS,
-      serverSelectionTimeoutMs: env.MONGODB_SERVER_SELECTION_TIMEOUT_MS,
-      socketTimeoutMs: env.MONGODB_SOCKET_TIMEOUT_MS,
-      connectTimeoutMs: env.MONGODB_CONNECT_TIMEOUT_MS,
-      heartbeatMs: env.MONGODB_HEARTBEAT_MS,
-      retryAfterSeconds: env.DB_UNAVAILABLE_RETRY_AFTER_S,
-      watchdogIntervalMs: env.DB_WATCHDOG_INTERVAL_MS,
+      ...databaseTimeouts(env.MONGODB_URI),
+      retryAfterSeconds: DB_UNAVAILABLE_RETRY_AFTER_SECONDS,
+      watchdogIntervalMs: Math.round(env.DB_WATCHDOG_UNREACHABLE_MS / WATCHDOG_LOOKS_PER_BOUND),
       watchdogUnreachableMs: env.DB_WATCHDOG_UNREACHABLE_MS,
     },
     maintenance: {
       intervalMs: env.RECONCILE_INTERVAL_MS,
-      onStart: env.RECONCILE_ON_START,
-      orphanMinAgeMs: env.ORPHAN_BANNER_MIN_AGE_MS,
+      onStart: env.RECONCILE_INTERVAL_MS > 0,
+      orphanMinAgeMs: ORPHAN_BANNER_MIN_AGE_MS,
     },
   };
   if (config.http.headersTimeoutMs > config.http.requestTimeoutMs) {

@@ -1,6 +1,6 @@
 /**
  * Never stay wedged: the MongoDB driver (6.20) can end up with a server monitor stuck for good after a
- * network cut (docs/mongodb-drain-hang.md), so the server stays Unknown and every operation fails
+ * network cut (docs/failure-behaviour.md, "The driver's dead-socket wait"), so the server stays Unknown and every operation fails
  * server selection although the database is back. Waiting does not help, a new client does.
  *
  * Every `intervalMs` the watchdog pings through the application's connection. When that has failed for

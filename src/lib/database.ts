@@ -50,7 +50,7 @@ function driverOptions(options: ConnectOptions): mongoose.ConnectOptions {
     serverSelectionTimeoutMS: timeouts.serverSelectionTimeoutMs,
     // The client-side deadline of every operation, whatever it waits on. Without it an operation whose
     // socket Node destroyed at the wrong moment waits for ever for a 'drain' event that never comes
-    // (docs/mongodb-drain-hang.md): socketTimeoutMS cannot end it, as the socket is already gone.
+    // (docs/failure-behaviour.md, "The driver's dead-socket wait"): socketTimeoutMS cannot end it, as the socket is already gone.
     timeoutMS: timeouts.operationTimeoutMs,
     // The deadline of a read on an open connection: a silent partition ends in a network timeout.
     socketTimeoutMS: timeouts.socketTimeoutMs,

@@ -34,7 +34,7 @@ const isBodyParserError = (error: unknown): error is BodyParserError =>
   typeof (error as BodyParserError).type === 'string' &&
   'expose' in error;
 
-/** Retry-After of a 503 when the options do not say (DB_UNAVAILABLE_RETRY_AFTER_S's default). */
+/** Retry-After of a 503 when the options do not say (the configuration's value). */
 const DEFAULT_RETRY_AFTER_SECONDS = 5;
 
 /** Dependencies that cannot be reached: a 503 the client may retry, never a 500 that reads like a bug. */

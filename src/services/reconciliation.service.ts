@@ -147,7 +147,7 @@ async function runMaintenance(storage: BannerStorage, options: { minAgeMs: numbe
 export interface ReconciliationServiceDeps {
   storage: BannerStorage;
   logger: Logger;
-  /** Banner files younger than this are never swept (ORPHAN_BANNER_MIN_AGE_MS). */
+  /** Banner files younger than this are never swept (an hour, from the configuration). */
   orphanMinAgeMs: number;
 }
 

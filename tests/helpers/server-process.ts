@@ -98,7 +98,7 @@ export async function startServerProcess(env: Record<string, string>): Promise<S
       // stop at once on SIGTERM unless a test is about the readiness delay before the drain
       SHUTDOWN_READINESS_DELAY_MS: '0',
       // no background reconciliation racing a test's own writes unless it asks for one
-      RECONCILE_ON_START: 'false',
+      RECONCILE_INTERVAL_MS: '0',
       ...env,
     }),
     stdio: ['ignore', 'pipe', 'pipe'],

@@ -108,12 +108,11 @@ async function startApi(name: string, env: Record<string, string>): Promise<Serv
     ...secrets,
     ADMIN_EMAILS: ADMIN_EMAIL,
     RATE_LIMIT_MAX: '10000000',
-    MONGODB_SOCKET_TIMEOUT_MS: '3000',
-    MONGODB_OPERATION_TIMEOUT_MS: '5000',
-    DB_WATCHDOG_INTERVAL_MS: '1000',
     DB_WATCHDOG_UNREACHABLE_MS: '5000',
-    RECONCILE_ON_START: 'false',
+    RECONCILE_INTERVAL_MS: '0',
     ...env,
+    // the driver's deadlines, shorter than production's so that a cut answers within the bounds checked
+    MONGODB_URI: `${env.MONGODB_URI}?socketTimeoutMS=3000&timeoutMS=5000`,
   });
   apis.push({ name: `${apiCount}-${name}`, server });
   return server;
@@ -535,8 +534,7 @@ async function storage({ database }: Context): Promise<string> {
   try {
     const api = await startApi('storage-cloudinary', {
       MONGODB_URI: database.uri,
-      CLOUDINARY_URL: `cloudinary://${cloud.apiKey}:${cloud.apiSecret}@${cloud.cloudName}`,
-      CLOUDINARY_UPLOAD_PREFIX: cloud.url,
+      CLOUDINARY_URL: `cloudinary://${cloud.apiKey}:${cloud.apiSecret}@${cloud.cloudName}?upload_prefix=${cloud.url}`,
       STORAGE_SAVE_TIMEOUT_MS: '3000',
     });
     const world = await createWorld(api.baseUrl, 0, 0);
