@@ -15,14 +15,12 @@
  * the benchmark writes into a database of its own there and drops it at the end).
  */
 'use strict';
-const { spawn, spawnSync } = require('node:child_process');
+const { spawnSync } = require('node:child_process');
 const { randomBytes } = require('node:crypto');
 const fs = require('node:fs');
 const http = require('node:http');
-const net = require('node:net');
 const os = require('node:os');
 const path = require('node:path');
-const { createInterface } = require('node:readline');
 const autocannon = require('autocannon');
 const bcrypt = require('bcrypt');
 const { MongoClient } = require('mongodb');
@@ -30,6 +28,7 @@ const { compareAnswers } = require('./lib/equivalence');
 const { formatTable, renderChart } = require('./lib/report');
 const { seedBlogs, seedUsers, userEmail, ADMINS, READER } = require('./lib/seed');
 const { summarizeProfile } = require('./lib/profile');
+const { freePort, startInMemoryDatabase, startServer, withDatabaseName } = require('../tools/lib/server');
 
 const ROOT = path.resolve(__dirname, '..');
 const RESULTS_DIR = path.join(__dirname, 'results');
@@ -57,60 +56,9 @@ const log = (message) => process.stdout.write(`${message}\n`);
 
 // ---------------------------------------------------------------------------------------------- processes
 
-function freePort() {
-  return new Promise((resolve, reject) => {
-    const server = net.createServer();
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const { port } = /** @type {net.AddressInfo} */ (server.address());
-      server.close(() => resolve(port));
-    });
-  });
-}
-
-/** A child process whose output is kept (the last lines explain a failure). */
-function startProcess(name, args, childEnv) {
-  const child = spawn(process.execPath, args, {
-    cwd: ROOT,
-    env: { PATH: env.PATH ?? '', ...childEnv },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  const output = [];
-  const keep = (line) => {
-    output.push(line);
-    if (output.length > 200) output.shift();
-  };
-  createInterface({ input: /** @type {any} */ (child.stdout) }).on('line', keep);
-  createInterface({ input: /** @type {any} */ (child.stderr) }).on('line', keep);
-  const exited = new Promise((resolve) => child.once('exit', resolve));
-  return {
-    name,
-    child,
-    output,
-    async stop() {
-      if (child.exitCode !== null || child.signalCode !== null) return;
-      const timer = setTimeout(() => child.kill('SIGKILL'), 15_000);
-      child.kill('SIGTERM');
-      await exited;
-      clearTimeout(timer);
-    },
-  };
-}
-
-async function waitForHttp(url, proc, timeoutMs = 60_000) {
-  const deadline = Date.now() + timeoutMs;
-  while (Date.now() < deadline) {
-    if (proc.child.exitCode !== null) throw new Error(`${proc.name} exited: ${proc.output.slice(-20).join('\n')}`);
-    try {
-      const response = await fetch(url, { signal: AbortSignal.timeout(2000) });
-      if (response.status < 500) return;
-    } catch {
-      // not listening yet
-    }
-    await new Promise((resolve) => setTimeout(resolve, 200));
-  }
-  throw new Error(`${proc.name} did not answer ${url} within ${timeoutMs} ms: ${proc.output.slice(-20).join('\n')}`);
-}
+/** Started and stopped by tools/lib/server.js; the last lines of its output explain a failure. */
+const serverOptions = { timeoutMs: 60_000, maxLines: 200 };
+const stopServer = (server) => server.stop({ graceMs: 15_000 });
 
 /** Peak resident memory of a process from now on: the kernel's high-water mark, reset first (Linux). */
 function peakRssFrom(pid) {
@@ -296,21 +244,17 @@ async function main() {
   let localDatabase;
   let serverUri = env.MONGODB_URI;
   if (!serverUri) {
-    const { startLocalDatabase } = require(path.join(ROOT, 'dist', 'dev', 'local-database.js'));
-    localDatabase = await startLocalDatabase({ persistent: false, log });
+    localDatabase = await startInMemoryDatabase({ log });
     serverUri = localDatabase.uri;
     log(`database: ${localDatabase.kind}`);
   }
   const databaseName = `blog_bench_${randomBytes(4).toString('hex')}`;
-  const uri = /** @type {string} */ (serverUri).replace(
-    /^(mongodb(?:\+srv)?:\/\/[^/?]+)(\/[^?]*)?/,
-    `$1/${databaseName}`,
-  );
+  const uri = withDatabaseName(/** @type {string} */ (serverUri), databaseName);
   const client = new MongoClient(uri);
   await client.connect();
   const db = client.db();
 
-  const processes = [];
+  const servers = [];
   /** @type {Record<string, any>} */
   const results = {
     startedAt: startedAt.toISOString(),
@@ -336,12 +280,12 @@ async function main() {
     const apiPort = await freePort();
     const uploadsDir = fs.mkdtempSync(path.join(os.tmpdir(), 'blog-bench-uploads-'));
     const profileDir = path.join(RESULTS_DIR, 'profiles');
-    const api = startProcess(
-      'API',
-      [...(settings.cpuProf ? ['--cpu-prof', `--cpu-prof-dir=${profileDir}`] : []), settings.apiEntry],
-      {
-        DOTENV_CONFIG_PATH: '/dev/null',
-        DOTENV_CONFIG_QUIET: 'true',
+    const apiSpawnedAt = Date.now();
+    const api = await startServer({
+      ...serverOptions,
+      name: 'API',
+      args: [...(settings.cpuProf ? ['--cpu-prof', `--cpu-prof-dir=${profileDir}`] : []), settings.apiEntry],
+      env: {
         NODE_ENV: 'production',
         PORT: String(apiPort),
         PUBLIC_URL: `http://127.0.0.1:${apiPort}`,
@@ -357,20 +301,19 @@ async function main() {
         LOG_LEVEL: settings.logLevel,
         UPLOADS_DIR: uploadsDir,
       },
-    );
-    processes.push(api);
-    const apiSpawnedAt = Date.now();
-    const floorPort = await freePort();
-    const floor = startProcess('floor', [path.join('bench', 'floor-server.js')], {
-      MONGODB_URI: uri,
-      PORT: String(floorPort),
-      JWT_ACCESS_SECRET: secrets.JWT_ACCESS_SECRET,
+      readyPath: '/readyz',
     });
-    processes.push(floor);
-    const apiUrl = `http://127.0.0.1:${apiPort}`;
-    const floorUrl = `http://127.0.0.1:${floorPort}`;
-    await waitForHttp(`${apiUrl}/readyz`, api);
-    await waitForHttp(`${floorUrl}/`, floor);
+    servers.push(api);
+    const floor = await startServer({
+      ...serverOptions,
+      name: 'floor',
+      args: [path.join('bench', 'floor-server.js')],
+      env: { MONGODB_URI: uri, JWT_ACCESS_SECRET: secrets.JWT_ACCESS_SECRET },
+      readyLine: /floor listening on (\d+)/,
+    });
+    servers.push(floor);
+    const apiUrl = api.baseUrl;
+    const floorUrl = floor.baseUrl;
     log(`API on ${apiUrl} (pid ${api.child.pid}), floor on ${floorUrl} (pid ${floor.child.pid})`);
 
     // ------------------------------------------------------------------ who reads
@@ -634,7 +577,7 @@ async function main() {
       );
     }
   } finally {
-    for (const proc of processes.reverse()) await proc.stop();
+    for (const server of servers.reverse()) await stopServer(server);
     await client
       .db()
       .dropDatabase()

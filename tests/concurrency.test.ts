@@ -1,5 +1,8 @@
-/** lib/concurrency: at most `limit` tasks at once, the rest in arrival order, failures release their slot. */
-import { createConcurrencyLimit } from '../src/lib/concurrency';
+/**
+ * The line that bcrypt, sharp and the upload bodies wait in (p-limit, lib/cpu-bound.ts): at most `limit`
+ * tasks at once, the rest in arrival order, failures release their slot.
+ */
+import pLimit from 'p-limit';
 
 /** A task that runs until the test lets it finish. */
 function controllable() {
@@ -14,9 +17,9 @@ function controllable() {
 
 const settle = () => new Promise((resolve) => setImmediate(resolve));
 
-describe('createConcurrencyLimit', () => {
+describe('pLimit', () => {
   it('runs at most `limit` tasks at once and starts the waiting ones in arrival order', async () => {
-    const limit = createConcurrencyLimit(2);
+    const limit = pLimit(2);
     const started: number[] = [];
     const tasks = [0, 1, 2, 3].map(() => controllable());
     const results = tasks.map((task, index) => limit(() => (started.push(index), task.done)));
@@ -36,7 +39,7 @@ describe('createConcurrencyLimit', () => {
   });
 
   it("gives a failed task's slot to the next one and passes the failure on", async () => {
-    const limit = createConcurrencyLimit(1);
+    const limit = pLimit(1);
     const first = controllable();
     const second = controllable();
     const failed = limit(() => first.done);
@@ -54,7 +57,7 @@ describe('createConcurrencyLimit', () => {
   });
 
   it('lets a task start at once again when the line is empty', async () => {
-    const limit = createConcurrencyLimit(1);
+    const limit = pLimit(1);
     await limit(async () => 'first');
     let started = false;
     const task = controllable();

@@ -69,7 +69,7 @@ describe('loadConfig', () => {
     ['PORT', 'abc'],
     ['RATE_LIMIT_MAX', '0'],
     ['BCRYPT_COST', '9'],
-    ['ACCESS_TOKEN_TTL', '15 minutes'],
+    ['ACCESS_TOKEN_TTL', 'soon'],
     ['NODE_ENV', 'staging'],
     ['LOG_LEVEL', 'loud'],
     ['MONGODB_SERVER_API', 'maybe'],
@@ -148,11 +148,14 @@ describe('parseDurationSeconds', () => {
     ['15m', 900],
     ['12h', 43200],
     ['7d', 604800],
+    ['1w', 604800],
+    ['1.5h', 5400],
+    ['15 minutes', 900],
   ])('reads %s as %i seconds', (text, seconds) => {
     expect(parseDurationSeconds(text)).toBe(seconds);
   });
 
-  it.each(['', '0', '-5m', '1w', '1.5h', 'm'])('refuses %p', (text) => {
+  it.each(['', '0', '-5m', 'm', 'soon', '100ms', '1.5s'])('refuses %p', (text) => {
     expect(parseDurationSeconds(text)).toBeUndefined();
   });
 });

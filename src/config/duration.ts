@@ -1,12 +1,16 @@
 /**
- * Parses the lifetimes used in configuration: "900", "90s", "15m", "12h", "7d".
- * A bare number is seconds, as jsonwebtoken reads it.
+ * Reads the lifetimes used in configuration ("900", "90s", "15m", "12h", "7d", "2 weeks") in whole
+ * seconds, with `ms`, the package jsonwebtoken reads its own lifetimes with. A bare number is seconds,
+ * as jsonwebtoken reads a number (`ms` would read milliseconds). Anything else, or not a positive whole
+ * number of seconds, is refused (undefined).
  */
-const UNIT_SECONDS: Record<string, number> = { s: 1, m: 60, h: 3600, d: 86400 };
+import ms from 'ms';
 
 export function parseDurationSeconds(text: string): number | undefined {
-  const match = /^(\d+)\s*([smhd]?)$/.exec(text.trim());
-  if (!match) return undefined;
-  const seconds = Number(match[1]) * UNIT_SECONDS[match[2] || 's'];
+  const trimmed = text.trim();
+  let seconds: number;
+  if (/^\d+$/.test(trimmed)) seconds = Number(trimmed);
+  else if (trimmed === '') return undefined;
+  else seconds = ms(trimmed as ms.StringValue) / 1000;
   return seconds > 0 && Number.isSafeInteger(seconds) ? seconds : undefined;
 }

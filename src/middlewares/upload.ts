@@ -13,8 +13,8 @@
 import type { NextFunction, Request, Response } from 'express';
 import multer from 'multer';
 import onFinished from 'on-finished';
+import pLimit from 'p-limit';
 import { BadRequest, PayloadTooLarge, RequestValidationError } from '../errors/http-errors';
-import { createConcurrencyLimit } from '../lib/concurrency';
 import { BANNER_FIELD } from '../schemas/blog';
 import { BANNER_LIMITS } from '../services/banner-image';
 
@@ -34,7 +34,7 @@ export function uploadBanner(options: { contentMaxLength: number }) {
     },
   }).single(BANNER_FIELD);
 
-  const inMemory = createConcurrencyLimit(BODIES_IN_MEMORY);
+  const inMemory = pLimit(BODIES_IN_MEMORY);
   return (req: Request, res: Response, next: NextFunction) => {
     inMemory(
       () =>

@@ -7,7 +7,7 @@
  * are gone, so a banner serves only as the picture it shows.
  */
 import sharp from 'sharp';
-import { createConcurrencyLimit, cpuBoundConcurrency } from '../lib/concurrency';
+import { cpuBoundLimit } from '../lib/cpu-bound';
 
 export const BANNER_LIMITS = {
   bytes: 2 * 1024 * 1024,
@@ -54,9 +54,9 @@ export class InvalidImageError extends Error {}
 /**
  * Decoding and encoding take a core each and hold the image's pixels meanwhile: a burst of uploads waits
  * its turn here, as logins do for bcrypt, instead of taking every core from the reads and holding every
- * upload's pixels at once (lib/concurrency.ts).
+ * upload's pixels at once (lib/cpu-bound.ts).
  */
-const reencoding = createConcurrencyLimit(cpuBoundConcurrency());
+const reencoding = cpuBoundLimit();
 
 export async function inspectBannerImage(upload: Buffer): Promise<InspectedBanner> {
   const signature = SIGNATURES.find((candidate) => candidate.matches(upload));

@@ -14,7 +14,7 @@ import {
   type UserDocument,
 } from '../models/user.model';
 import type { AuthChanges } from '../lib/auth-changes';
-import { createConcurrencyLimit, cpuBoundConcurrency } from '../lib/concurrency';
+import { cpuBoundLimit } from '../lib/cpu-bound';
 import { duplicateKeyField } from '../lib/mongo-errors';
 
 export type { Role, UserDocument } from '../models/user.model';
@@ -45,8 +45,8 @@ function usernameCandidate(base: string, attempt: number): string {
 }
 
 export function createUserService(options: { bcryptCost: number; authChanges: AuthChanges }) {
-  // Logins at full speed must not starve reads: bcrypt gets all cores but one (see lib/concurrency).
-  const hashing = createConcurrencyLimit(cpuBoundConcurrency());
+  // Logins at full speed must not starve reads: bcrypt gets all cores but one (see lib/cpu-bound.ts).
+  const hashing = cpuBoundLimit();
   const hashPassword = (password: string) => hashing(() => bcrypt.hash(password, options.bcryptCost));
   /**
    * A hash no password matches, at the configured cost. Login compares against it when the email is

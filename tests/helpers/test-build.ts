@@ -2,14 +2,15 @@
  * The entry points that the process tests run (tests/helpers/server-process.ts, the typed-client
  * generator), bundled once per Jest run by tests/global-setup.ts: a bundle starts in less CPU than tsx
  * compiling module by module, and a test run starts some twenty of them. Dependencies stay external
- * (node_modules, as `npm start` loads them), so the bundles live inside the project, where node_modules resolves.
+ * (node_modules, as `npm start` loads them), so the bundles live inside the project, where node_modules resolves:
+ * in .cache/, not node_modules/.cache/, so that checkouts sharing one node_modules (git worktrees) each run their own.
  */
 import { existsSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { build, stop, type Plugin } from 'esbuild';
 
 const PROJECT_ROOT = path.resolve(__dirname, '..', '..');
-const BUILD_DIR = path.join(PROJECT_ROOT, 'node_modules', '.cache', 'test-build');
+const BUILD_DIR = path.join(PROJECT_ROOT, '.cache', 'test-build');
 
 /** The entry points the process tests run, relative to the project. */
 const ENTRY_POINTS = [

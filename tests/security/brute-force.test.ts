@@ -3,7 +3,6 @@
  * (whatever the account); past either bound login answers 429 with Retry-After until the window ends,
  * a success clears its account's count, and an unknown email costs the same password check as a known one.
  */
-import { createServer } from 'node:net';
 import bcrypt from 'bcrypt';
 import type { Express } from 'express';
 import request from 'supertest';
@@ -16,6 +15,7 @@ import { createTestContext, type TestContext } from '../helpers/test-app';
 import { agent } from '../helpers/agent';
 import { registerUser, uniqueEmail, type SignedInUser } from '../helpers/users';
 import { expectCleanRefusal, expectDatabaseUnchanged } from './helpers';
+import { freePort } from '../../tools/lib/server';
 
 let ctx: TestContext;
 let victim: SignedInUser;
@@ -178,17 +178,6 @@ describe('an unknown email', () => {
   });
 });
 
-/** A port that was free a moment ago and that nothing listens on now (Redis down). */
-function closedPort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = createServer().listen(0, '127.0.0.1', () => {
-      const { port } = server.address() as { port: number };
-      server.close(() => resolve(port));
-    });
-    server.on('error', reject);
-  });
-}
-
 describe('with the shared Redis store', () => {
   /** What server.ts gives each instance: its own store objects over the shared keys. */
   const storesOf = (client: RedisClient, prefix: string) => ({
@@ -204,7 +193,7 @@ describe('with the shared Redis store', () => {
 
   it('fails open when Redis is unreachable: logins go on being answered, never 429 or 500', async () => {
     const client = await openRedis({
-      url: `redis://127.0.0.1:${await closedPort()}`,
+      url: `redis://127.0.0.1:${await freePort()}`,
       logger: ctx.logger,
       readyTimeoutMs: 200,
     });

@@ -10,8 +10,7 @@
 'use strict';
 const { mkdirSync } = require('node:fs');
 const path = require('node:path');
-const { chromium } = require('playwright-core');
-const { CHROMIUM_LAUNCH_OPTIONS } = require('./chromium');
+const { launchChromium } = require('../lib/chromium');
 
 const EXPECTED_OPERATIONS = [
   'GET /',
@@ -30,7 +29,7 @@ async function main() {
   const baseUrl = process.argv[2];
   if (!baseUrl) throw new Error('usage: check.js BASE_URL');
   const problems = [];
-  const browser = await chromium.launch(CHROMIUM_LAUNCH_OPTIONS);
+  const browser = await launchChromium();
   try {
     const page = await browser.newPage({ viewport: { width: 1280, height: 1600 } });
     // CSP violations are reported to the page as events; record them from the first script on.

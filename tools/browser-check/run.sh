@@ -7,11 +7,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 
-if [[ ! -x /usr/bin/chromium ]]; then
-  echo "browser-check: installing Debian's chromium"
-  timeout 600 apt-get update -qq
-  DEBIAN_FRONTEND=noninteractive timeout 600 apt-get install -y -qq chromium > /dev/null
-fi
+bash tools/lib/install-chromium.sh browser-check
 
 echo "browser-check: building"
 npm run --silent build

@@ -8,14 +8,13 @@
  */
 'use strict';
 const { writeFileSync } = require('node:fs');
-const path = require('node:path');
+const { startInMemoryDatabase } = require('../lib/server');
 
-const { startLocalDatabase } = require(path.resolve(__dirname, '..', '..', 'dist', 'dev', 'local-database'));
 const readyFile = process.argv[process.argv.indexOf('--ready-file') + 1];
 
 async function main() {
   const log = (message) => process.stderr.write(`[database] ${message}\n`);
-  const database = await startLocalDatabase({ persistent: false, log });
+  const database = await startInMemoryDatabase({ log });
   log(`${database.kind} at ${database.uri}`);
   writeFileSync(readyFile, database.uri);
   const stop = () => database.stop().finally(() => process.exit(0));

@@ -126,7 +126,7 @@ done
 [[ -s $ready ]] || fail "the database did not start within 120 s"
 say "database: $(tail -n 1 "$LOGS/database.log" | sed 's/^\[database\] //')"
 
-port=$(node -e "const s = require('net').createServer().listen(0, '127.0.0.1', () => { console.log(s.address().port); s.close(); })")
+port=$(node -e "require('./tools/lib/server').freePort().then(console.log)")
 admin=admin@container-check.example
 random_secret() { node -e "console.log(require('crypto').randomBytes(32).toString('hex'))"; }
 # Fresh secrets for this run, passed at run time as an operator would; never written anywhere.

@@ -1,83 +1,53 @@
 #!/usr/bin/env node
 /**
- * A live server for the checks that need one (tools/fuzz, tools/browser-check): the built app
- * (dist/, `npm run build` first) on an in-memory local database (mongodb-memory-server or the
- * offline stand-in, as src/dev/local-database.ts decides), listening on 127.0.0.1 only.
+ * A live server for the checks run from bash (tools/fuzz, tools/browser-check): the built app
+ * (dist/server.js, `npm run build` first) on an in-memory local database, started by tools/lib/server.js
+ * (startLiveApi, which tools/spa-check calls directly).
  *
  *   node tools/live-server/start.js --ready-file FILE
  *
  * Writes the base URL (http://127.0.0.1:PORT) to FILE once it answers, and runs until SIGTERM/SIGINT.
- * The environment may set RATE_LIMIT_MAX, LOGIN_MAX_FAILURES_PER_*, ADMIN_EMAILS, PORT (default: a free port) and LOG_LEVEL.
+ * The server's log goes to this process's stderr. The environment may set any of the app's settings
+ * (RATE_LIMIT_MAX, LOGIN_MAX_FAILURES_PER_*, ADMIN_EMAILS, CORS_ORIGINS, LOG_LEVEL, ...) and PORT
+ * (default: a free port); .env is not read.
  */
 'use strict';
-const { randomBytes } = require('node:crypto');
-const { mkdtempSync, writeFileSync } = require('node:fs');
-const os = require('node:os');
-const net = require('node:net');
-const path = require('node:path');
-
-const dist = path.resolve(__dirname, '..', '..', 'dist');
-const { createApp } = require(path.join(dist, 'app'));
-const { loadConfig } = require(path.join(dist, 'config'));
-const { connectDatabase, disconnectDatabase } = require(path.join(dist, 'lib', 'database'));
-const { startLocalDatabase } = require(path.join(dist, 'dev', 'local-database'));
-const { createLogger } = require(path.join(dist, 'lib', 'logger'));
+const { writeFileSync } = require('node:fs');
+const { startLiveApi } = require('../lib/server');
 
 const readyFileIndex = process.argv.indexOf('--ready-file');
 const readyFile = readyFileIndex > 0 ? process.argv[readyFileIndex + 1] : undefined;
-
-function freePort() {
-  return new Promise((resolve, reject) => {
-    const probe = net.createServer();
-    probe.once('error', reject);
-    probe.listen(0, '127.0.0.1', () => {
-      const { port } = probe.address();
-      probe.close(() => resolve(port));
-    });
-  });
-}
+const log = (message) => process.stderr.write(`[live-server] ${message}\n`);
 
 async function main() {
-  const log = (message) => process.stderr.write(`[live-server] ${message}\n`);
-  const database = await startLocalDatabase({ persistent: false, log });
-  log(`database: ${database.kind}`);
-  const port = Number(process.env.PORT) || (await freePort());
-  const { config } = loadConfig({
-    NODE_ENV: 'development',
-    // Fresh secrets for this run only; never written anywhere.
-    JWT_ACCESS_SECRET: randomBytes(32).toString('hex'),
-    JWT_REFRESH_SECRET: randomBytes(32).toString('hex'),
-    BCRYPT_COST: '10',
-    LOG_LEVEL: 'error',
-    // banners of this throw-away run go to a temporary folder, not the working tree's uploads/
-    UPLOADS_DIR: mkdtempSync(path.join(os.tmpdir(), 'live-server-uploads-')),
-    ...process.env,
-    MONGODB_URI: database.uri,
-    PORT: String(port),
-  });
-  await connectDatabase({ uri: database.uri, dbName: 'live' });
-  const logger = createLogger({ level: config.logLevel, json: true });
-  const server = createApp({ config, logger }).listen(port, '127.0.0.1');
-  await new Promise((resolve, reject) => server.once('listening', resolve).once('error', reject));
-  const baseUrl = `http://127.0.0.1:${port}`;
-  if (readyFile) writeFileSync(readyFile, baseUrl);
-  log(`listening on ${baseUrl}/api/v1`);
-
+  let api;
   let stopping = false;
   const stop = async () => {
-    if (stopping) return;
     stopping = true;
-    server.close();
-    server.closeAllConnections();
-    await disconnectDatabase();
-    await database.stop();
+    // a signal during start-up is handled once the server is up (below), so that nothing is left running
+    if (!api) return;
+    const running = api;
+    api = undefined;
+    await running.stop();
     process.exit(0);
   };
   process.on('SIGTERM', stop);
   process.on('SIGINT', stop);
+  // the caller's settings, but never its database nor its .env: a check's writes go to the in-memory database
+  const { MONGODB_URI: _uri, DOTENV_CONFIG_PATH: _dotenv, ...env } = process.env;
+  api = await startLiveApi({ env, log, onLine: (line) => process.stderr.write(`${line}\n`) });
+  if (stopping) return stop();
+  // the server ending on its own is a failure of the check that relies on it
+  void api.exited.then((code) => {
+    if (stopping) return;
+    log(`the server exited (${code})`);
+    process.exit(1);
+  });
+  if (readyFile) writeFileSync(readyFile, api.baseUrl);
+  log(`listening on ${api.baseUrl}/api/v1 (database: ${api.databaseKind})`);
 }
 
 main().catch((error) => {
-  process.stderr.write(`[live-server] failed: ${error && error.stack ? error.stack : error}\n`);
+  log(`failed: ${error && error.stack ? error.stack : error}`);
   process.exit(1);
 });

@@ -2,7 +2,7 @@
 /**
  * Proof that a browser, not only curl, can use the API: the example SPA (examples/spa/) in headless
  * Chromium (Debian's package, driven by playwright-core), its static server on one port and the built API
- * (tools/live-server, `npm run build` first) on another, CORS_ORIGINS listing the SPA's origins.
+ * (tools/lib/server.js, `npm run build` first) on another, CORS_ORIGINS listing the SPA's origins.
  *
  * same-site  SPA http://localhost:P1, API http://localhost:P2: register, read the blog list, reload (the
  *            in-memory access token is gone: 401, refresh through the cookie, retry), log out.
@@ -15,14 +15,12 @@
  * Screenshots and the API's log go to artifacts/spa-check/. The last line says passed or FAILED.
  */
 'use strict';
-const { spawn } = require('node:child_process');
-const net = require('node:net');
-const { existsSync, mkdirSync, mkdtempSync, openSync, readFileSync, rmSync, writeFileSync } = require('node:fs');
+const { createWriteStream, mkdirSync, mkdtempSync, rmSync, writeFileSync } = require('node:fs');
 const os = require('node:os');
 const path = require('node:path');
-const { chromium } = require('playwright-core');
-const { CHROMIUM_LAUNCH_OPTIONS } = require('../browser-check/chromium');
 const sharp = require('sharp');
+const { launchChromiumWithProfile } = require('../lib/chromium');
+const { freePort, startLiveApi } = require('../lib/server');
 const { startSpaServer } = require('../../examples/spa/serve');
 
 const ROOT = path.resolve(__dirname, '..', '..');
@@ -40,62 +38,26 @@ function expectEqual(actual, expected, what) {
   }
 }
 
-function freePort() {
-  return new Promise((resolve, reject) => {
-    const probe = net.createServer();
-    probe.once('error', reject);
-    probe.listen(0, '127.0.0.1', () => {
-      const { port } = probe.address();
-      probe.close(() => resolve(port));
-    });
-  });
-}
-
-/** The built API on a free port, with these origins allowed; resolves to its port once it answers. */
+/** The built API on a free port, with these origins allowed, its log in artifacts/spa-check/server.log. */
 async function startApi(corsOrigins) {
-  const readyDir = mkdtempSync(path.join(os.tmpdir(), 'spa-check-'));
-  const readyFile = path.join(readyDir, 'ready');
-  const child = spawn(
-    process.execPath,
-    [path.join(ROOT, 'tools', 'live-server', 'start.js'), '--ready-file', readyFile],
-    {
-      cwd: ROOT,
-      env: {
-        ...process.env,
-        CORS_ORIGINS: corsOrigins.join(','),
-        ADMIN_EMAILS: ADMIN.email,
-        RATE_LIMIT_MAX: '1000',
-        LOG_LEVEL: 'warn',
-      },
-      stdio: [
-        'ignore',
-        openSync(path.join(ARTIFACTS, 'server.log'), 'w'),
-        openSync(path.join(ARTIFACTS, 'server.log'), 'a'),
-      ],
+  const serverLog = createWriteStream(path.join(ARTIFACTS, 'server.log'));
+  const api = await startLiveApi({
+    env: { CORS_ORIGINS: corsOrigins.join(','), ADMIN_EMAILS: ADMIN.email, RATE_LIMIT_MAX: '1000', LOG_LEVEL: 'warn' },
+    log: (message) => serverLog.write(`[live-server] ${message}\n`),
+    onLine: (line) => serverLog.write(`${line}\n`),
+  }).catch((error) => {
+    serverLog.end();
+    throw new CheckFailure(
+      `the API did not start (see ${path.relative(ROOT, ARTIFACTS)}/server.log): ${error.message}`,
+    );
+  });
+  return {
+    port: api.port,
+    stop: async () => {
+      await api.stop();
+      serverLog.end();
     },
-  );
-  const exited = new Promise((resolve) => child.once('exit', resolve));
-  const stop = async () => {
-    if (child.exitCode === null && child.signalCode === null) {
-      const killer = setTimeout(() => child.kill('SIGKILL'), 10_000);
-      child.kill('SIGTERM');
-      await exited;
-      clearTimeout(killer);
-    }
-    rmSync(readyDir, { recursive: true, force: true });
   };
-  const deadline = Date.now() + 120_000;
-  while (!(existsSync(readyFile) && readFileSync(readyFile, 'utf8'))) {
-    if (child.exitCode !== null)
-      throw new CheckFailure(`the API did not start (see ${path.relative(ROOT, ARTIFACTS)}/server.log)`);
-    if (Date.now() > deadline) {
-      await stop();
-      throw new CheckFailure('the API did not start within 120 s');
-    }
-    await new Promise((resolve) => setTimeout(resolve, 200));
-  }
-  const port = Number(new URL(readFileSync(readyFile, 'utf8')).port);
-  return { port, stop };
 }
 
 /** A published blog for the list, created as an admin through the API (Node's fetch, no browser). */
@@ -136,10 +98,7 @@ async function launchBrowser() {
     path.join(profile, 'Default', 'Preferences'),
     JSON.stringify({ profile: { cookie_controls_mode: 0, block_third_party_cookies: false } }),
   );
-  const context = await chromium.launchPersistentContext(profile, {
-    ...CHROMIUM_LAUNCH_OPTIONS,
-    timeout: 60_000,
-  });
+  const context = await launchChromiumWithProfile(profile);
   return {
     context,
     close: async () => {

@@ -8,11 +8,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 
-if [[ ! -x /usr/bin/chromium ]]; then
-  echo "spa-check: installing Debian's chromium"
-  timeout 600 apt-get update -qq
-  DEBIAN_FRONTEND=noninteractive timeout 600 apt-get install -y -qq chromium > /dev/null
-fi
+bash tools/lib/install-chromium.sh spa-check
 
 echo "spa-check: building"
 timeout 300 npm run --silent build
