@@ -16,23 +16,6 @@ export const jsonObjectBody: ValidationChain = body()
   )
   .withMessage('Request body must be a JSON object');
 
-/** A body field that must be a string when present; trimmed. */
-export function optionalString(field: string, label: string): ValidationChain {
-  return body(field).optional().isString().withMessage(`${label} must be a string`).bail().trim();
-}
-
-/** A body field that must be present and a string; trimmed unless `trim` is false (passwords). */
-export function requiredString(field: string, label: string, options: { trim?: boolean } = {}): ValidationChain {
-  const chain = body(field)
-    .exists({ values: 'null' })
-    .withMessage(`${label} is required`)
-    .bail()
-    .isString()
-    .withMessage(`${label} must be a string`)
-    .bail();
-  return options.trim === false ? chain : chain.trim();
-}
-
 export function objectIdParam(name: string, label: string): ValidationChain {
   return param(name).isMongoId().withMessage(`${label} must be a valid id`);
 }
