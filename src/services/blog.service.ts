@@ -19,6 +19,8 @@ import type { BannerStorage, StoredFile } from './storage';
 import type { AccountService } from './account.service';
 import { authorView, canReadDrafts, visibleTo, type Viewer } from './viewer';
 
+import type { BlogView } from '../schemas/blog';
+
 export type { BlogStatus } from '../models/blog.model';
 
 const SLUG_ATTEMPTS = 8;
@@ -49,7 +51,7 @@ export interface BlogChanges {
 
 export interface BlogPage {
   total: number;
-  blogs: Record<string, unknown>[];
+  blogs: BlogView[];
 }
 
 interface BlogServiceDeps {
@@ -103,7 +105,7 @@ export function createBlogService({ storage, logger, accounts }: BlogServiceDeps
    * the viewer liked each come from one batched query each, run side by side, and every blog is shaped
    * in one pass (each author only once per page).
    */
-  async function present(blogs: Record<string, unknown>[], viewer: Viewer): Promise<Record<string, unknown>[]> {
+  async function present(blogs: Record<string, unknown>[], viewer: Viewer): Promise<BlogView[]> {
     if (blogs.length === 0) return [];
     const blogIds = blogs.map((blog) => blog._id);
     const authorIds = [...new Set(blogs.filter((blog) => blog.author != null).map((blog) => String(blog.author)))];
@@ -113,11 +115,9 @@ export function createBlogService({ storage, logger, accounts }: BlogServiceDeps
     ]);
     const authorViews = new Map(authors.map((author) => [String(author._id), authorView(userView(author), viewer)]));
     const liked = new Set(likes.map((like) => String(like.blog)));
-    return blogs.map((blog) => {
-      const view = blogView(blog, authorViews.get(String(blog.author)) ?? null);
-      view.likedByMe = liked.has(String(blog._id));
-      return view;
-    });
+    return blogs.map((blog) =>
+      blogView(blog, authorViews.get(String(blog.author)) ?? null, liked.has(String(blog._id))),
+    );
   }
 
   async function listBlogs(
@@ -140,7 +140,7 @@ export function createBlogService({ storage, logger, accounts }: BlogServiceDeps
    * A blog by slug; each read of a published blog counts one view, atomically. Drafts only for those who may
    * read them (a draft costs those readers one more query: counting views must not touch drafts).
    */
-  async function readBlogBySlug(slug: string, viewer: Viewer): Promise<Record<string, unknown>> {
+  async function readBlogBySlug(slug: string, viewer: Viewer): Promise<BlogView> {
     let blog: Record<string, unknown> | null = await BlogModel.findOneAndUpdate(
       { slug, status: 'published' },
       { $inc: { viewsCount: 1 } },
@@ -151,7 +151,7 @@ export function createBlogService({ storage, logger, accounts }: BlogServiceDeps
     return (await present([blog], viewer))[0];
   }
 
-  async function createBlog(author: Viewer, fields: NewBlog): Promise<Record<string, unknown>> {
+  async function createBlog(author: Viewer, fields: NewBlog): Promise<BlogView> {
     const banner = await storeBanner(fields.banner);
     const blog = new BlogModel({
       title: fields.title,
@@ -171,7 +171,7 @@ export function createBlogService({ storage, logger, accounts }: BlogServiceDeps
     return (await present([blog.toObject()], author))[0];
   }
 
-  async function updateBlog(blogId: string, changes: BlogChanges, viewer: Viewer): Promise<Record<string, unknown>> {
+  async function updateBlog(blogId: string, changes: BlogChanges, viewer: Viewer): Promise<BlogView> {
     const blog = await BlogModel.findById(blogId);
     if (!blog) throw new NotFound('Blog not found');
     if (changes.title !== undefined) blog.title = changes.title;
