@@ -5,7 +5,7 @@
  */
 import { ERROR_CODES } from '../errors/http-errors';
 import { AccessTokenSchema, LoginSchema } from '../schemas/auth';
-import { DateTimeSchema, ObjectIdSchema, PAGINATION } from '../schemas/common';
+import { DateTimeSchema, ObjectIdSchema, PAGE_QUERY, PAGINATION } from '../schemas/common';
 import { PublicUserSchema, SocialLinksSchema, UserPageSchema, UserResponseSchema, UserSchema } from '../schemas/user';
 import {
   HTTP_METHODS,
@@ -239,7 +239,7 @@ export const parameters: Record<string, ParameterObject> = {
     name: 'limit',
     in: 'query',
     description: `Page size, 1 to ${PAGINATION.maxLimit}; default ${PAGINATION.defaultLimit}. Give it at most once.`,
-    schema: { type: 'integer', minimum: 1, maximum: PAGINATION.maxLimit, default: PAGINATION.defaultLimit },
+    schema: PAGE_QUERY.limit.schema,
     example: 10,
   },
   Offset: {
@@ -249,7 +249,7 @@ export const parameters: Record<string, ParameterObject> = {
       `How many to skip; default ${PAGINATION.defaultOffset}. Give it at most once. At most ${PAGINATION.maxOffset} ` +
       '(a bound of this API, beyond the spec\'s "minimum 0": a skip costs the database work in proportion, and larger ' +
       'numbers would lose precision); a larger offset answers 400 ValidationError.',
-    schema: { type: 'integer', minimum: 0, maximum: PAGINATION.maxOffset, default: PAGINATION.defaultOffset },
+    schema: PAGE_QUERY.offset.schema,
     example: 0,
   },
   UserId: { name: 'userId', in: 'path', required: true, description: "The user's _id", schema: schemaRef('ObjectId') },

@@ -19,6 +19,7 @@ import {
   type Static,
   type StringOptions,
   type TArray,
+  type TInteger,
   type TObject,
   type TSchema,
   type TString,
@@ -32,6 +33,31 @@ export const PAGINATION = {
   defaultOffset: 0,
   maxOffset: 100_000,
 } as const;
+
+/**
+ * An integer query parameter of a page, given at most once (`?limit=5&limit=6` arrives as an array,
+ * which standard validators would check item by item and let through); absent takes the default.
+ */
+function pageQuery(label: string, minimum: number, maximum: number, defaultValue: number): Field<TInteger> {
+  return {
+    schema: Type.Integer({ minimum, maximum, default: defaultValue }),
+    rules: {
+      optional: true,
+      isArray: { negated: true, errorMessage: `${label} must be given once`, bail: true },
+      isInt: {
+        options: { min: minimum, max: maximum },
+        errorMessage: `${label} must be an integer between ${minimum} and ${maximum}`,
+      },
+      toInt: true,
+    },
+  };
+}
+
+/** `limit` 1..50 and `offset` 0..100,000 as integers; controllers apply the defaults (20, 0) with services/pagination.ts pageOf. */
+export const PAGE_QUERY = {
+  limit: pageQuery('Limit', 1, PAGINATION.maxLimit, PAGINATION.defaultLimit),
+  offset: pageQuery('Offset', 0, PAGINATION.maxOffset, PAGINATION.defaultOffset),
+};
 
 /** A component of the document by name, typed as the schema it stands for. */
 export const componentRef = <T extends TSchema>(name: string, _schema: T): TUnsafe<Static<T>> =>
