@@ -141,3 +141,6 @@ export const updateBlogBody = (contentMaxLength: number) =>
     ),
     [BANNER_FIELD]: optional(banner),
   });
+
+/** A blog's own fields as its forms send them once validated (the banner aside): what the service stores. */
+export type BlogFields = Omit<Static<ReturnType<typeof createBlogBody>['schema']>, typeof BANNER_FIELD>;

@@ -19,7 +19,7 @@ import type { BannerStorage, StoredFile } from './storage';
 import type { AccountService } from './account.service';
 import { authorView, canReadDrafts, visibleTo, type Viewer } from './viewer';
 
-import type { BlogView } from '../schemas/blog';
+import type { BlogFields, BlogView } from '../schemas/blog';
 
 export type { BlogStatus } from '../models/blog.model';
 
@@ -32,22 +32,17 @@ export interface BannerInput {
   baseUrl: string;
 }
 
-export interface NewBlog {
-  title: string;
-  /** HTML, already sanitized by the validators (see sanitizeBlogContent in services/blog-content.ts). */
-  content: string;
-  status: BlogStatus;
-  banner: BannerInput;
-}
+/**
+ * The fields of src/schemas/blog.ts's forms, stored as they are (`content` is HTML, already sanitized by
+ * the validators: see sanitizeBlogContent in services/blog-content.ts), with the banner to store.
+ */
+export type NewBlog = BlogFields & { status: BlogStatus; banner: BannerInput };
 
-export interface BlogChanges {
-  title?: string;
-  content?: string;
-  status?: BlogStatus;
+export type BlogChanges = Partial<BlogFields> & {
   banner?: BannerInput;
   /** Derive a new slug from the (new) title; by default a slug never changes, so links keep working. */
   regenerateSlug?: boolean;
-}
+};
 
 export interface BlogPage {
   total: number;
@@ -151,12 +146,10 @@ export function createBlogService({ storage, logger, accounts }: BlogServiceDeps
     return (await present([blog], viewer))[0];
   }
 
-  async function createBlog(author: Viewer, fields: NewBlog): Promise<BlogView> {
-    const banner = await storeBanner(fields.banner);
+  async function createBlog(author: Viewer, { banner: bannerInput, ...fields }: NewBlog): Promise<BlogView> {
+    const banner = await storeBanner(bannerInput);
     const blog = new BlogModel({
-      title: fields.title,
-      content: fields.content,
-      status: fields.status,
+      ...fields,
       publishedAt: fields.status === 'published' ? new Date() : null,
       author: author._id,
       banner,
@@ -174,18 +167,15 @@ export function createBlogService({ storage, logger, accounts }: BlogServiceDeps
   async function updateBlog(blogId: string, changes: BlogChanges, viewer: Viewer): Promise<BlogView> {
     const blog = await BlogModel.findById(blogId);
     if (!blog) throw new NotFound('Blog not found');
-    if (changes.title !== undefined) blog.title = changes.title;
-    if (changes.content !== undefined) blog.content = changes.content;
-    if (changes.status !== undefined) {
-      blog.status = changes.status;
-      if (changes.status === 'published' && !blog.publishedAt) blog.publishedAt = new Date();
-    }
+    const { banner, regenerateSlug, ...fields } = changes;
+    for (const [field, value] of Object.entries(fields)) if (value !== undefined) blog.set(field, value);
+    if (fields.status === 'published' && !blog.publishedAt) blog.publishedAt = new Date();
     const oldBannerKey = blog.banner?.key;
-    const newBanner = changes.banner && (await storeBanner(changes.banner));
+    const newBanner = banner && (await storeBanner(banner));
     if (newBanner) blog.banner = newBanner;
     try {
       // Only modified paths are written, so counters changed meanwhile by likes and views are kept.
-      if (changes.regenerateSlug) await saveWithUniqueSlug(blog, blog.title);
+      if (regenerateSlug) await saveWithUniqueSlug(blog, blog.title);
       else await blog.save();
     } catch (error) {
       if (newBanner) await discardBanner(newBanner.key);
