@@ -5,13 +5,12 @@
 import { Schema, model, type HydratedDocument, type InferSchemaType } from 'mongoose';
 import { maxCharacters } from './text-limits';
 
-import { viewOf } from '../schemas/common';
+import { keysOf, viewOf } from '../schemas/common';
 import {
   PublicUserSchema,
   ROLES,
   SOCIAL_NETWORKS,
   USER_LIMITS,
-  USER_VIEW_KEYS,
   UserSchema,
   type PublicUserView,
   type Role,
@@ -71,7 +70,7 @@ userSchema.pre('validate', function setUsernameKey() {
 userSchema.index({ createdAt: -1, _id: -1 });
 
 /** The fields userView() reads: a projection for lean reads of users that are to be shown (never the hash). */
-export const USER_VIEW_FIELDS = USER_VIEW_KEYS.join(' ');
+export const USER_VIEW_FIELDS = keysOf(UserSchema).join(' ');
 
 /**
  * A user as the API shows it (src/schemas/user.ts), from a document's toJSON result or a lean read alike:

@@ -9,7 +9,7 @@ import {
   bodyOf,
   componentRef,
   documentedField,
-  keysOf,
+  requiredKeysOf,
   oneOfField,
   optional,
   pageOf,
@@ -78,8 +78,8 @@ export const BlogSchema = Type.Object(
 );
 export type BlogView = Static<typeof BlogSchema>;
 
-/** The fields of a blog response, in order. */
-export const BLOG_VIEW_KEYS = keysOf(BlogSchema);
+/** The fields every blog response carries, in order (optional ones come on top when set). */
+export const BLOG_VIEW_KEYS = requiredKeysOf(BlogSchema);
 
 export const BlogResponseSchema = Type.Object(
   { blog: componentRef('Blog', BlogSchema) },

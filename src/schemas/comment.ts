@@ -1,7 +1,7 @@
 /** A comment's fields and a like's answer, said once: bounds, the views the API shows, and the new comment's body. */
 import { Type, type Static } from '@sinclair/typebox';
 import { CountSchema, PLAIN_TEXT } from './blog';
-import { DateTimeRef, ObjectIdRef, bodyOf, componentRef, keysOf, pageOf, textField } from './common';
+import { DateTimeRef, ObjectIdRef, bodyOf, componentRef, pageOf, requiredKeysOf, textField } from './common';
 import { AuthorRef } from './user';
 
 export const COMMENT_LIMITS = { content: 1000 } as const;
@@ -18,7 +18,8 @@ export const CommentSchema = Type.Object(
   { additionalProperties: false },
 );
 export type CommentView = Static<typeof CommentSchema>;
-export const COMMENT_VIEW_KEYS = keysOf(CommentSchema);
+/** The fields every comment response carries. */
+export const COMMENT_VIEW_KEYS = requiredKeysOf(CommentSchema);
 
 /** The blog of a comment as moderators see it; null for a blog deleted a moment ago. */
 const BlogSummarySchema = Type.Object(

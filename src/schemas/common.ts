@@ -119,6 +119,9 @@ export function viewOf<T extends TObject>(
 /** The names of a view's fields, in the order responses carry them. */
 export const keysOf = (view: TObject): string[] => Object.keys(view.properties);
 
+/** The fields every response of a view carries (optional ones left out), in order. */
+export const requiredKeysOf = (view: TObject): string[] => keysOf(view).filter((key) => view.required?.includes(key));
+
 // ---- request fields -------------------------------------------------------------------------------
 
 /** One request field said once: its JSON Schema (document, types) and its express-validator rules (checkSchema). */

@@ -8,7 +8,6 @@ import {
   ObjectIdRef,
   bodyOf,
   componentRef,
-  keysOf,
   optional,
   pageOf,
   stringEnum,
@@ -71,9 +70,6 @@ export const PublicUserSchema = Type.Omit(UserSchema, ['email'], {
   additionalProperties: false,
 });
 export type PublicUserView = Static<typeof PublicUserSchema>;
-
-export const USER_VIEW_KEYS = keysOf(UserSchema);
-export const PUBLIC_USER_VIEW_KEYS = keysOf(PublicUserSchema);
 
 /**
  * The author of a blog or comment: the full User for admin viewers, a PublicUser for everyone else
