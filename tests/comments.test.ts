@@ -4,6 +4,7 @@
  */
 import { BlogModel } from '../src/models/blog.model';
 import { CommentModel } from '../src/models/comment.model';
+import { COMMENT_VIEW_KEYS } from '../src/schemas/comment';
 import { createBlog } from './helpers/blogs';
 import { createTestContext, type TestContext } from './helpers/test-app';
 import { agent } from './helpers/agent';
@@ -56,7 +57,7 @@ describe('POST /comments/blog/{blogId}', () => {
     expect(response.status).toBe(201);
     expect(Object.keys(response.body)).toEqual(['comment']);
     const { comment } = response.body;
-    expect(Object.keys(comment).sort()).toEqual(['_id', 'author', 'blog', 'content', 'createdAt', 'updatedAt']);
+    expect(Object.keys(comment).sort()).toEqual([...COMMENT_VIEW_KEYS].sort());
     expect(comment).toEqual({
       _id: expect.stringMatching(/^[a-f0-9]{24}$/),
       blog: blog._id,
@@ -270,7 +271,7 @@ describe('GET /comments/blog/{blogId}', () => {
     const asAdmin = await api.as(admin).get(commentsOf(blog._id)).expect(200);
 
     for (const comment of asUser.body.comments) {
-      expect(Object.keys(comment).sort()).toEqual(['_id', 'author', 'blog', 'content', 'createdAt', 'updatedAt']);
+      expect(Object.keys(comment).sort()).toEqual([...COMMENT_VIEW_KEYS].sort());
       expect(comment.author).not.toHaveProperty('email');
       expect(comment.author).toHaveProperty('username');
     }

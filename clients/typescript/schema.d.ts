@@ -712,6 +712,7 @@ export interface components {
             } | null;
             /** @description The full User for admin viewers; a PublicUser (no email) for everyone else */
             author: components["schemas"]["User"] | components["schemas"]["PublicUser"];
+            /** @description Plain text, returned exactly as sent: it may contain "<", ">", "&" or quotes, even a `<script>` tag. Render it as text (textContent, or your template's escaping), never as HTML. */
             content: string;
             createdAt: components["schemas"]["DateTime"];
             updatedAt: components["schemas"]["DateTime"];
@@ -1970,15 +1971,15 @@ export interface operations {
                     /** @enum {string} */
                     status?: "draft" | "published";
                     /**
-                     * Format: binary
-                     * @description PNG, JPEG or WebP, at most 2 MB
-                     */
-                    banner_image?: Blob;
-                    /**
                      * @description Derive the slug again from the (new) title
                      * @enum {string}
                      */
                     regenerate_slug?: "true" | "false";
+                    /**
+                     * Format: binary
+                     * @description PNG, JPEG or WebP, at most 2 MB
+                     */
+                    banner_image?: Blob;
                 };
             };
         };

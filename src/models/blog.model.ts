@@ -5,7 +5,8 @@
 import { Schema, model, type HydratedDocument, type InferSchemaType } from 'mongoose';
 import { maxCharacters } from './text-limits';
 
-import { BLOG_LIMITS, BLOG_STATUSES, type BlogStatus } from '../schemas/blog';
+import { BLOG_LIMITS, BLOG_STATUSES, BlogSchema, type BlogStatus, type BlogView } from '../schemas/blog';
+import { keysOf, viewOf } from '../schemas/common';
 
 export { BLOG_LIMITS, BLOG_STATUSES, type BlogStatus };
 
@@ -48,32 +49,28 @@ blogSchema.index({ author: 1, createdAt: -1, _id: -1 });
 // GET /blogs/user/{userId} lists one author's published blogs newest first (regular users)
 blogSchema.index({ author: 1, status: 1, createdAt: -1, _id: -1 });
 
+/** Fields of the view that are not stored but worked out per viewer. */
+const PER_VIEWER = ['likedByMe'];
+const STORED_VIEW_KEYS = keysOf(BlogSchema).filter((key) => !PER_VIEWER.includes(key));
+
 /** The fields blogView() reads: a projection for lean reads of blogs that are to be shown. */
-export const BLOG_VIEW_FIELDS =
-  '_id title slug content banner author viewsCount likesCount commentsCount status publishedAt createdAt updatedAt';
+export const BLOG_VIEW_FIELDS = STORED_VIEW_KEYS.join(' ');
+
+/** What a hydrated document would have for fields a lean read of an older record may lack (the schema's defaults). */
+const VIEW_DEFAULTS = Object.fromEntries(
+  STORED_VIEW_KEYS.map((key) => [
+    key,
+    (blogSchema.path(key) as { defaultValue?: unknown } | undefined)?.defaultValue,
+  ]).filter(([, value]) => value !== undefined && typeof value !== 'function'),
+);
 
 /**
- * A blog as the API shows it, from a document's toJSON result or a lean read alike: a fixed field order,
- * the banner's storage key and __v left inside, defaults filled in as a hydrated document would have them.
- * `author` is given already shaped for the viewer.
+ * A blog as the API shows it (src/schemas/blog.ts), from a document's toJSON result or a lean read alike:
+ * the view's field order, the banner's storage key and __v left inside, defaults filled in as a hydrated
+ * document would have them. `author` is given already shaped for the viewer, and `likedByMe` when known.
  */
-export function blogView(blog: Record<string, unknown>, author: unknown): Record<string, unknown> {
-  const banner = blog.banner as { url: string; width: number; height: number };
-  return {
-    _id: blog._id,
-    title: blog.title,
-    slug: blog.slug,
-    content: blog.content,
-    banner: { url: banner.url, width: banner.width, height: banner.height },
-    author,
-    viewsCount: blog.viewsCount ?? 0,
-    likesCount: blog.likesCount ?? 0,
-    commentsCount: blog.commentsCount ?? 0,
-    status: blog.status ?? 'draft',
-    publishedAt: blog.publishedAt ?? null,
-    createdAt: blog.createdAt,
-    updatedAt: blog.updatedAt,
-  };
+export function blogView(blog: Record<string, unknown>, author: unknown, likedByMe?: boolean): BlogView {
+  return viewOf(BlogSchema, blog, VIEW_DEFAULTS, { author, likedByMe });
 }
 
 export type Blog = InferSchemaType<typeof blogSchema>;

@@ -2,7 +2,8 @@
 import { Schema, model, type HydratedDocument, type InferSchemaType } from 'mongoose';
 import { maxCharacters } from './text-limits';
 
-import { COMMENT_LIMITS } from '../schemas/comment';
+import { COMMENT_LIMITS, CommentSchema } from '../schemas/comment';
+import { viewOf } from '../schemas/common';
 
 export { COMMENT_LIMITS };
 
@@ -16,14 +17,8 @@ const commentSchema = new Schema(
   {
     timestamps: true,
     toJSON: {
-      transform: (_document, result: Record<string, unknown>) => ({
-        _id: result._id,
-        blog: result.blog,
-        author: result.author ?? null,
-        content: result.content,
-        createdAt: result.createdAt,
-        updatedAt: result.updatedAt,
-      }),
+      // the view of src/schemas/comment.ts, in its order; a deleted author shows as null
+      transform: (_document, result: Record<string, unknown>) => viewOf(CommentSchema, result, { author: null }),
     },
   },
 );

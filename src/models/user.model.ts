@@ -5,7 +5,18 @@
 import { Schema, model, type HydratedDocument, type InferSchemaType } from 'mongoose';
 import { maxCharacters } from './text-limits';
 
-import { ROLES, SOCIAL_NETWORKS, USER_LIMITS, type Role, type SocialNetwork } from '../schemas/user';
+import { keysOf, viewOf } from '../schemas/common';
+import {
+  PublicUserSchema,
+  ROLES,
+  SOCIAL_NETWORKS,
+  USER_LIMITS,
+  UserSchema,
+  type PublicUserView,
+  type Role,
+  type SocialNetwork,
+  type UserView,
+} from '../schemas/user';
 
 export { ROLES, SOCIAL_NETWORKS, USER_LIMITS, type Role, type SocialNetwork };
 
@@ -59,24 +70,14 @@ userSchema.pre('validate', function setUsernameKey() {
 userSchema.index({ createdAt: -1, _id: -1 });
 
 /** The fields userView() reads: a projection for lean reads of users that are to be shown (never the hash). */
-export const USER_VIEW_FIELDS = '_id username email role firstName lastName socialLinks createdAt updatedAt';
+export const USER_VIEW_FIELDS = keysOf(UserSchema).join(' ');
 
 /**
- * A user as the API shows it, from a document's toJSON result or a lean read alike: a fixed field order
- * whatever the document's history; the hash and __v never leave.
+ * A user as the API shows it (src/schemas/user.ts), from a document's toJSON result or a lean read alike:
+ * the view's field order whatever the document's history; the hash and __v never leave.
  */
-export function userView(user: Record<string, unknown>): Record<string, unknown> {
-  return {
-    _id: user._id,
-    username: user.username,
-    email: user.email,
-    role: user.role,
-    firstName: user.firstName,
-    lastName: user.lastName,
-    socialLinks: user.socialLinks ?? {},
-    createdAt: user.createdAt,
-    updatedAt: user.updatedAt,
-  };
+export function userView(user: Record<string, unknown>): UserView {
+  return viewOf(UserSchema, user, { socialLinks: {} });
 }
 
 /** Matches accounts that exist and are not being deleted. */
@@ -87,9 +88,8 @@ export type UserDocument = HydratedDocument<User>;
 export const UserModel = model('User', userSchema);
 
 /** A user as other users see them (as blog and comment authors): everything but the email address. */
-export function publicUserView(user: unknown): Record<string, unknown> | null {
+export function publicUserView(user: unknown): PublicUserView | null {
   if (!user || typeof user !== 'object') return null;
   const json = typeof (user as { toJSON?: unknown }).toJSON === 'function' ? (user as UserDocument).toJSON() : user;
-  const { email: _email, ...rest } = json as Record<string, unknown>;
-  return rest;
+  return viewOf(PublicUserSchema, json as Record<string, unknown>);
 }

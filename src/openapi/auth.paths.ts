@@ -1,7 +1,5 @@
 /** /auth: register, login, refresh and logout. */
-import { LOGIN_THROTTLE_MESSAGE } from '../schemas/auth';
-import { ROLES, USER_LIMITS } from '../schemas/user';
-import { PASSWORD_LIMITS } from '../validators/auth.validators';
+import { LOGIN_THROTTLE_MESSAGE, credentialsBody } from '../schemas/auth';
 import {
   BEARER,
   COMMON_RESPONSES,
@@ -16,29 +14,11 @@ import {
 } from './components';
 import type { ContractPart, JsonSchema, Operation, Paths } from './types';
 
-export const emailSchema: JsonSchema = {
-  type: 'string',
-  format: 'email',
-  maxLength: USER_LIMITS.email,
-  description: 'Stored lower-cased',
+/** Register's and login's body, with what `role` means for each. */
+const credentials = (roleNote: string): JsonSchema => {
+  const { role, ...fields } = credentialsBody.schema.properties;
+  return { ...credentialsBody.schema, properties: { ...fields, role: { ...role, description: roleNote } } };
 };
-export const passwordSchema: JsonSchema = {
-  type: 'string',
-  minLength: PASSWORD_LIMITS.min,
-  maxLength: PASSWORD_LIMITS.maxBytes,
-  description: `${PASSWORD_LIMITS.min} characters to ${PASSWORD_LIMITS.maxBytes} UTF-8 bytes (bcrypt reads no more); write-only`,
-};
-
-const credentials = (roleNote: string): JsonSchema => ({
-  type: 'object',
-  required: ['email', 'password'],
-  additionalProperties: false,
-  properties: {
-    email: emailSchema,
-    password: passwordSchema,
-    role: { type: 'string', enum: [...ROLES], default: 'user', description: roleNote },
-  },
-});
 
 const setsRefreshCookie = { 'Set-Cookie': ref('headers', 'SetRefreshCookie') };
 const refreshCookieSecurity = [{ refreshCookie: [] }];

@@ -6,30 +6,31 @@ import {
   JSON_BODY_RESPONSES,
   examplePublicUser,
   json,
-  page,
   ref,
   respond,
   schemaRef,
   withDatabaseResponses,
 } from './components';
 import { DEFAULT_BLOG_CONTENT_MAX_LENGTH } from '../config';
-import { BLOG_LIMITS, BLOG_STATUSES } from '../schemas/blog';
-import { COMMENT_LIMITS } from '../schemas/comment';
-import { BANNER_LIMITS } from '../services/banner-image';
+import {
+  BANNER_FIELD,
+  BANNER_LIMITS,
+  BlogPageSchema,
+  BlogResponseSchema,
+  BlogSchema,
+  createBlogBody,
+  updateBlogBody,
+} from '../schemas/blog';
+import {
+  CommentPageSchema,
+  CommentResponseSchema,
+  CommentSchema,
+  LikesCountSchema,
+  ModeratedCommentPageSchema,
+  ModeratedCommentSchema,
+  newCommentBody,
+} from '../schemas/comment';
 import type { ContractPart, JsonSchema, Paths, ResponseObject } from './types';
-
-/** The bounds as the models and services define them; content's is the default of BLOG_CONTENT_MAX_LENGTH. */
-const LIMITS = {
-  title: BLOG_LIMITS.title,
-  content: DEFAULT_BLOG_CONTENT_MAX_LENGTH,
-  comment: COMMENT_LIMITS.content,
-  bannerBytes: BANNER_LIMITS.bytes,
-} as const;
-
-const author: JsonSchema = {
-  description: 'The full User for admin viewers; a PublicUser (no email) for everyone else',
-  anyOf: [schemaRef('User'), schemaRef('PublicUser')],
-};
 
 const exampleBlog = {
   _id: EXAMPLE_ID,
@@ -56,154 +57,26 @@ const exampleComment = {
   updatedAt: '2026-11-22T18:34:02.263Z',
 };
 
-const count: JsonSchema = { type: 'integer', minimum: 0 };
-
-/**
- * Security note for clients, on every field a reader sees: titles and comments are plain text kept
- * exactly as sent (`<script>` included), while blog content is HTML sanitised on the way in.
- */
-export const PLAIN_TEXT =
-  'Plain text, returned exactly as sent: it may contain "<", ">", "&" or quotes, even a `<script>` tag. ' +
-  "Render it as text (textContent, or your template's escaping), never as HTML.";
-export const SANITISED_HTML =
-  'HTML, sanitised when stored: an allow-list of formatting tags and attributes; no scripts, event handlers, ' +
-  'styles, iframes or javascript: URLs. Safe to insert as HTML; everything else in a blog or comment is plain text.';
-
 const blogSchemas: Record<string, JsonSchema> = {
-  Blog: {
-    type: 'object',
-    required: [
-      '_id',
-      'title',
-      'slug',
-      'content',
-      'banner',
-      'author',
-      'viewsCount',
-      'likesCount',
-      'commentsCount',
-      'status',
-      'publishedAt',
-      'createdAt',
-      'updatedAt',
-      'likedByMe',
-    ],
-    additionalProperties: false,
-    properties: {
-      _id: schemaRef('ObjectId'),
-      title: { type: 'string', minLength: 1, maxLength: LIMITS.title, description: PLAIN_TEXT },
-      slug: { type: 'string', minLength: 1, description: 'URL-friendly, unique, generated from the title' },
-      content: { type: 'string', description: SANITISED_HTML },
-      banner: {
-        type: 'object',
-        required: ['url', 'width', 'height'],
-        additionalProperties: false,
-        properties: {
-          url: { type: 'string', format: 'uri' },
-          width: { type: 'integer', minimum: 1 },
-          height: { type: 'integer', minimum: 1 },
-        },
-      },
-      author,
-      viewsCount: count,
-      likesCount: count,
-      commentsCount: count,
-      status: { type: 'string', enum: [...BLOG_STATUSES] },
-      publishedAt: { anyOf: [schemaRef('DateTime'), { type: 'null' }], description: 'null while a draft' },
-      createdAt: schemaRef('DateTime'),
-      updatedAt: schemaRef('DateTime'),
-      likedByMe: { type: 'boolean', description: 'Whether the signed-in user likes this blog' },
-    },
-    example: exampleBlog,
-  },
-  BlogResponse: {
-    type: 'object',
-    required: ['blog'],
-    additionalProperties: false,
-    properties: { blog: schemaRef('Blog') },
-  },
-  BlogPage: page('blogs', schemaRef('Blog')),
-  Comment: {
-    type: 'object',
-    required: ['_id', 'blog', 'author', 'content', 'createdAt', 'updatedAt'],
-    additionalProperties: false,
-    properties: {
-      _id: schemaRef('ObjectId'),
-      blog: schemaRef('ObjectId'),
-      author,
-      content: { type: 'string', minLength: 1, maxLength: LIMITS.comment, description: PLAIN_TEXT },
-      createdAt: schemaRef('DateTime'),
-      updatedAt: schemaRef('DateTime'),
-    },
-    example: exampleComment,
-  },
-  CommentResponse: {
-    type: 'object',
-    required: ['comment'],
-    additionalProperties: false,
-    properties: { comment: schemaRef('Comment') },
-  },
-  CommentPage: page('comments', schemaRef('Comment')),
+  Blog: { ...BlogSchema, example: exampleBlog },
+  BlogResponse: BlogResponseSchema,
+  BlogPage: BlogPageSchema,
+  Comment: { ...CommentSchema, example: exampleComment },
+  CommentResponse: CommentResponseSchema,
+  CommentPage: CommentPageSchema,
   ModeratedComment: {
-    type: 'object',
-    description:
-      'A comment as moderators list it: with the _id, title and slug of its blog (null for a blog deleted a moment ago)',
-    required: ['_id', 'blog', 'author', 'content', 'createdAt', 'updatedAt'],
-    additionalProperties: false,
-    properties: {
-      _id: schemaRef('ObjectId'),
-      blog: {
-        anyOf: [
-          {
-            type: 'object',
-            required: ['_id', 'title', 'slug'],
-            additionalProperties: false,
-            properties: { _id: schemaRef('ObjectId'), title: { type: 'string' }, slug: { type: 'string' } },
-          },
-          { type: 'null' },
-        ],
-      },
-      author,
-      content: { type: 'string', minLength: 1, maxLength: LIMITS.comment },
-      createdAt: schemaRef('DateTime'),
-      updatedAt: schemaRef('DateTime'),
-    },
+    ...ModeratedCommentSchema,
     example: { ...exampleComment, blog: { _id: EXAMPLE_ID, title: 'Hello, world', slug: 'hello-world' } },
   },
-  ModeratedCommentPage: page('comments', schemaRef('ModeratedComment')),
-  LikesCount: {
-    type: 'object',
-    required: ['likesCount'],
-    additionalProperties: false,
-    properties: { likesCount: count },
-  },
+  ModeratedCommentPage: ModeratedCommentPageSchema,
+  LikesCount: LikesCountSchema,
 };
 
-const status: JsonSchema = { type: 'string', enum: [...BLOG_STATUSES], default: 'draft' };
-const bannerImage: JsonSchema = {
-  type: 'string',
-  format: 'binary',
-  contentMediaType: 'application/octet-stream',
-  description: `PNG, JPEG or WebP, at most ${LIMITS.bannerBytes / (1024 * 1024)} MB`,
-};
-/** Text fields are trimmed before their bounds are checked: blank input is refused. */
-const NOT_BLANK = '\\S';
-const title: JsonSchema = {
-  type: 'string',
-  minLength: 1,
-  maxLength: LIMITS.title,
-  pattern: NOT_BLANK,
-  description: `Trimmed. ${PLAIN_TEXT}`,
-};
-const content: JsonSchema = {
-  type: 'string',
-  minLength: 1,
-  maxLength: LIMITS.content,
-  pattern: NOT_BLANK,
-  description: `${SANITISED_HTML} Refused when nothing is left once sanitised (only a script, say).`,
-};
+/** The forms as documented: content's bound is the default of BLOG_CONTENT_MAX_LENGTH. */
+const createForm = createBlogBody(DEFAULT_BLOG_CONTENT_MAX_LENGTH).schema;
+const updateForm = updateBlogBody(DEFAULT_BLOG_CONTENT_MAX_LENGTH).schema;
 const multipart = (schema: JsonSchema) => ({
-  'multipart/form-data': { schema, encoding: { banner_image: { contentType: 'image/png, image/jpeg, image/webp' } } },
+  'multipart/form-data': { schema, encoding: { [BANNER_FIELD]: { contentType: 'image/png, image/jpeg, image/webp' } } },
 });
 
 const unauthenticated = { '401': ref('responses', 'Unauthenticated') };
@@ -219,7 +92,7 @@ const malformedFormOrValidation = {
 const notFound = (what: string): ResponseObject =>
   respond(`No such ${what} (NotFound)`, json(schemaRef('Error'), { code: 'NotFound', message: `${what} not found` }));
 const fileTooLarge = respond(
-  `The banner is larger than ${LIMITS.bannerBytes / (1024 * 1024)} MB`,
+  `The banner is larger than ${BANNER_LIMITS.bytes / (1024 * 1024)} MB`,
   json(schemaRef('Error'), { code: 'ValidationError', message: 'Banner image must be at most 2 MB' }),
 );
 const storageDown = respond(
@@ -257,12 +130,7 @@ const blogPaths: Paths = {
       security: BEARER,
       requestBody: {
         required: true,
-        content: multipart({
-          type: 'object',
-          required: ['title', 'content', 'banner_image'],
-          additionalProperties: false,
-          properties: { title, content, status, banner_image: bannerImage },
-        }),
+        content: multipart(createForm),
       },
       responses: {
         '201': respond('The new blog', json(schemaRef('BlogResponse'), { blog: exampleBlog }), {
@@ -318,21 +186,7 @@ const blogPaths: Paths = {
       parameters: [ref('parameters', 'BlogId')],
       requestBody: {
         required: false,
-        content: multipart({
-          type: 'object',
-          additionalProperties: false,
-          properties: {
-            title,
-            content,
-            status: { type: 'string', enum: [...BLOG_STATUSES] },
-            banner_image: bannerImage,
-            regenerate_slug: {
-              type: 'string',
-              enum: ['true', 'false'],
-              description: 'Derive the slug again from the (new) title',
-            },
-          },
-        }),
+        content: multipart(updateForm),
       },
       responses: {
         '200': blogOk('The updated blog'),
@@ -437,23 +291,7 @@ const commentPaths: Paths = {
       parameters: [ref('parameters', 'BlogId')],
       requestBody: {
         required: true,
-        content: json(
-          {
-            type: 'object',
-            required: ['content'],
-            additionalProperties: false,
-            properties: {
-              content: {
-                type: 'string',
-                minLength: 1,
-                maxLength: LIMITS.comment,
-                pattern: NOT_BLANK,
-                description: `Trimmed. ${PLAIN_TEXT}`,
-              },
-            },
-          },
-          { content: 'Nice post!' },
-        ),
+        content: json(newCommentBody.schema, { content: 'Nice post!' }),
       },
       responses: {
         '201': respond('The new comment', json(schemaRef('CommentResponse'), { comment: exampleComment }), {

@@ -1,11 +1,12 @@
 /**
- * Shared pieces of the OpenAPI document: schemas of the resources and wrappers, the error
- * responses every route can give, parameters, rate-limit headers and security schemes.
- * Bounds, enums and the error codes come from the models, validators and errors, so a change there changes the contract too.
+ * Shared pieces of the OpenAPI document: the users' and tokens' schemas (their fields are said in
+ * src/schemas/, here they get examples), the error shapes and responses every route can give,
+ * parameters, rate-limit headers and security schemes. The error codes come from src/errors.
  */
 import { ERROR_CODES } from '../errors/http-errors';
-import { PAGINATION } from '../schemas/common';
-import { ROLES, SOCIAL_NETWORKS, USER_LIMITS } from '../schemas/user';
+import { AccessTokenSchema, LoginSchema } from '../schemas/auth';
+import { DateTimeSchema, ObjectIdSchema, PAGE_QUERY, PAGINATION } from '../schemas/common';
+import { PublicUserSchema, SocialLinksSchema, UserPageSchema, UserResponseSchema, UserSchema } from '../schemas/user';
 import {
   HTTP_METHODS,
   type HeaderObject,
@@ -81,98 +82,16 @@ const { email: _email, ...examplePublicUser } = exampleUser;
 export { examplePublicUser };
 export const exampleTokens = { accessToken: EXAMPLE_JWT };
 
-const objectId: JsonSchema = {
-  type: 'string',
-  pattern: '^[0-9a-fA-F]{24}$',
-  description: 'A MongoDB ObjectId: 24 hexadecimal digits',
-  example: EXAMPLE_ID,
-};
-const dateTime: JsonSchema = { type: 'string', format: 'date-time', example: EXAMPLE_TIME };
-
-const socialLinks: JsonSchema = {
-  type: 'object',
-  description: 'Links the user chose to show; absent networks are not set ({} when none)',
-  properties: Object.fromEntries(
-    SOCIAL_NETWORKS.map((network) => [network, { type: 'string', maxLength: USER_LIMITS.socialLink }]),
-  ),
-  additionalProperties: false,
-};
-
-/** Names are shown to readers as they were typed: say so where clients look (see docs/security.md). */
-const PLAIN_TEXT_NAME = 'Plain text, returned exactly as sent; render it as text, never as HTML.';
-
-const userProperties: Record<string, JsonSchema> = {
-  _id: schemaRef('ObjectId'),
-  username: {
-    type: 'string',
-    minLength: 1,
-    maxLength: USER_LIMITS.username,
-    description: 'Unique whatever its case ("Ada" and "ada" cannot both exist); shown in the case its owner chose',
-  },
-  email: { type: 'string', format: 'email', maxLength: USER_LIMITS.email },
-  role: { type: 'string', enum: [...ROLES] },
-  firstName: { type: 'string', maxLength: USER_LIMITS.name, description: `Absent when not set. ${PLAIN_TEXT_NAME}` },
-  lastName: { type: 'string', maxLength: USER_LIMITS.name, description: `Absent when not set. ${PLAIN_TEXT_NAME}` },
-  socialLinks: schemaRef('SocialLinks'),
-  createdAt: schemaRef('DateTime'),
-  updatedAt: schemaRef('DateTime'),
-};
-const { email: _userEmail, ...publicUserProperties } = userProperties;
-
-/** A paginated wrapper: `{limit, offset, total, <items>: [...]}`. */
-export const page = (items: string, itemSchema: JsonSchema): JsonSchema => ({
-  type: 'object',
-  required: ['limit', 'offset', 'total', items],
-  additionalProperties: false,
-  properties: {
-    limit: { type: 'integer', minimum: 1, maximum: PAGINATION.maxLimit },
-    offset: { type: 'integer', minimum: 0, maximum: PAGINATION.maxOffset },
-    total: { type: 'integer', minimum: 0, description: 'How many exist in all, across pages' },
-    [items]: { type: 'array', maxItems: PAGINATION.maxLimit, items: itemSchema },
-  },
-});
-
 export const schemas: Record<string, JsonSchema> = {
-  ObjectId: objectId,
-  DateTime: dateTime,
-  SocialLinks: socialLinks,
-  User: {
-    type: 'object',
-    description: 'A user account as its owner and admins see it. The password is never returned.',
-    required: ['_id', 'username', 'email', 'role', 'socialLinks', 'createdAt', 'updatedAt'],
-    additionalProperties: false,
-    properties: userProperties,
-    example: exampleUser,
-  },
-  PublicUser: {
-    type: 'object',
-    description: 'A user as other, non-admin users see it (author of blogs and comments): a User without email.',
-    required: ['_id', 'username', 'role', 'socialLinks', 'createdAt', 'updatedAt'],
-    additionalProperties: false,
-    properties: publicUserProperties,
-    example: examplePublicUser,
-  },
-  UserResponse: {
-    type: 'object',
-    required: ['user'],
-    additionalProperties: false,
-    properties: { user: schemaRef('User') },
-  },
-  UserPage: page('users', schemaRef('User')),
-  AccessToken: {
-    type: 'object',
-    required: ['accessToken'],
-    additionalProperties: false,
-    properties: { accessToken: { type: 'string', description: 'JWT access token for the Authorization header' } },
-    example: exampleTokens,
-  },
-  Login: {
-    type: 'object',
-    required: ['accessToken', 'user'],
-    additionalProperties: false,
-    properties: { accessToken: { type: 'string', description: 'JWT access token' }, user: schemaRef('User') },
-    example: { ...exampleTokens, user: exampleUser },
-  },
+  ObjectId: { ...ObjectIdSchema, example: EXAMPLE_ID },
+  DateTime: { ...DateTimeSchema, example: EXAMPLE_TIME },
+  SocialLinks: SocialLinksSchema,
+  User: { ...UserSchema, example: exampleUser },
+  PublicUser: { ...PublicUserSchema, example: examplePublicUser },
+  UserResponse: UserResponseSchema,
+  UserPage: UserPageSchema,
+  AccessToken: { ...AccessTokenSchema, example: exampleTokens },
+  Login: { ...LoginSchema, example: { ...exampleTokens, user: exampleUser } },
   Message: {
     type: 'object',
     required: ['message'],
@@ -320,7 +239,7 @@ export const parameters: Record<string, ParameterObject> = {
     name: 'limit',
     in: 'query',
     description: `Page size, 1 to ${PAGINATION.maxLimit}; default ${PAGINATION.defaultLimit}. Give it at most once.`,
-    schema: { type: 'integer', minimum: 1, maximum: PAGINATION.maxLimit, default: PAGINATION.defaultLimit },
+    schema: PAGE_QUERY.limit.schema,
     example: 10,
   },
   Offset: {
@@ -330,7 +249,7 @@ export const parameters: Record<string, ParameterObject> = {
       `How many to skip; default ${PAGINATION.defaultOffset}. Give it at most once. At most ${PAGINATION.maxOffset} ` +
       '(a bound of this API, beyond the spec\'s "minimum 0": a skip costs the database work in proportion, and larger ' +
       'numbers would lose precision); a larger offset answers 400 ValidationError.',
-    schema: { type: 'integer', minimum: 0, maximum: PAGINATION.maxOffset, default: PAGINATION.defaultOffset },
+    schema: PAGE_QUERY.offset.schema,
     example: 0,
   },
   UserId: { name: 'userId', in: 'path', required: true, description: "The user's _id", schema: schemaRef('ObjectId') },

@@ -1,6 +1,5 @@
 /** /users: the signed-in user's own account, and account administration for admins. */
-import { SOCIAL_NETWORKS, USER_LIMITS } from '../schemas/user';
-import { USERNAME_PATTERN } from '../validators/user.validators';
+import { profileUpdateBody } from '../schemas/user';
 import {
   BEARER,
   COMMON_RESPONSES,
@@ -12,44 +11,7 @@ import {
   schemaRef,
   withDatabaseResponses,
 } from './components';
-import { emailSchema, passwordSchema } from './auth.paths';
-import type { ContractPart, JsonSchema, Paths } from './types';
-
-const name = (label: string): JsonSchema => ({
-  type: 'string',
-  maxLength: USER_LIMITS.name,
-  description: `${label}; "" removes it. Plain text, returned exactly as sent: render it as text, never as HTML.`,
-});
-
-const socialLink: JsonSchema = {
-  description: 'An http(s) URL, or "" to remove the link',
-  anyOf: [
-    { type: 'string', const: '' },
-    { type: 'string', format: 'uri', pattern: '^[Hh][Tt][Tt][Pp][Ss]?://', maxLength: USER_LIMITS.socialLink },
-  ],
-};
-
-const profileUpdate: JsonSchema = {
-  type: 'object',
-  description:
-    'Every field optional. Names arrive snake_case and links flat. Any other field (`role`, `firstName`, `socialLinks`, ...) ' +
-    'is refused with 400 ValidationError naming it.',
-  additionalProperties: false,
-  properties: {
-    username: {
-      type: 'string',
-      minLength: 1,
-      maxLength: USER_LIMITS.username,
-      pattern: USERNAME_PATTERN.source,
-      description: 'Unique whatever its case: "ADMIN" is refused (400) when "admin" exists; kept in the case given',
-    },
-    email: emailSchema,
-    password: { ...passwordSchema, description: `${passwordSchema.description}; ends the user's other sessions` },
-    first_name: name('First name'),
-    last_name: name('Last name'),
-    ...Object.fromEntries(SOCIAL_NETWORKS.map((network) => [network, socialLink])),
-  },
-};
+import type { ContractPart, Paths } from './types';
 
 const userOk = (description: string) => respond(description, json(schemaRef('UserResponse'), { user: exampleUser }));
 const deleted = respond('Deleted, with everything the account owned; no body');
@@ -75,7 +37,7 @@ const userPaths: Paths = {
       security: BEARER,
       requestBody: {
         required: false,
-        content: json(profileUpdate, { first_name: 'Ada', website: 'https://ada.example.com' }),
+        content: json(profileUpdateBody.schema, { first_name: 'Ada', website: 'https://ada.example.com' }),
       },
       responses: {
         '200': userOk('The updated user'),

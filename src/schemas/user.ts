@@ -1,4 +1,20 @@
-/** A user's fields: roles, social networks and length bounds, read by the model, the validators and the document. */
+/**
+ * A user's fields, said once: roles, social networks and bounds (read by the model), the User and
+ * PublicUser views the API shows, and the profile update's fields with their rules.
+ */
+import { Type, type Static, type TOptional, type TString } from '@sinclair/typebox';
+import {
+  DateTimeRef,
+  ObjectIdRef,
+  bodyOf,
+  componentRef,
+  optional,
+  pageOf,
+  stringEnum,
+  stringField,
+  textField,
+} from './common';
+
 export const ROLES = ['admin', 'user'] as const;
 export type Role = (typeof ROLES)[number];
 
@@ -6,3 +22,185 @@ export const SOCIAL_NETWORKS = ['website', 'facebook', 'instagram', 'linkedin', 
 export type SocialNetwork = (typeof SOCIAL_NETWORKS)[number];
 
 export const USER_LIMITS = { username: 20, email: 50, name: 20, socialLink: 100 } as const;
+
+/** Usernames appear in URLs and mentions: letters, digits, ".", "_" and "-". */
+export const USERNAME_PATTERN = /^[A-Za-z0-9._-]+$/;
+
+// ---- the views --------------------------------------------------------------------------------------
+
+export const SocialLinksSchema = Type.Object(
+  Object.fromEntries(
+    SOCIAL_NETWORKS.map((network) => [network, Type.Optional(Type.String({ maxLength: USER_LIMITS.socialLink }))]),
+  ) as Record<SocialNetwork, TOptional<TString>>,
+  {
+    description: 'Links the user chose to show; absent networks are not set ({} when none)',
+    additionalProperties: false,
+  },
+);
+
+/** Names are shown to readers as they were typed: say so where clients look (see docs/security.md). */
+const PLAIN_TEXT_NAME = 'Plain text, returned exactly as sent; render it as text, never as HTML.';
+const name = Type.String({ maxLength: USER_LIMITS.name, description: `Absent when not set. ${PLAIN_TEXT_NAME}` });
+
+export const UserSchema = Type.Object(
+  {
+    _id: ObjectIdRef,
+    username: Type.String({
+      minLength: 1,
+      maxLength: USER_LIMITS.username,
+      description: 'Unique whatever its case ("Ada" and "ada" cannot both exist); shown in the case its owner chose',
+    }),
+    email: Type.String({ format: 'email', maxLength: USER_LIMITS.email }),
+    role: stringEnum(ROLES),
+    firstName: Type.Optional(name),
+    lastName: Type.Optional(name),
+    socialLinks: componentRef('SocialLinks', SocialLinksSchema),
+    createdAt: DateTimeRef,
+    updatedAt: DateTimeRef,
+  },
+  {
+    description: 'A user account as its owner and admins see it. The password is never returned.',
+    additionalProperties: false,
+  },
+);
+export type UserView = Static<typeof UserSchema>;
+
+export const PublicUserSchema = Type.Omit(UserSchema, ['email'], {
+  description: 'A user as other, non-admin users see it (author of blogs and comments): a User without email.',
+  additionalProperties: false,
+});
+export type PublicUserView = Static<typeof PublicUserSchema>;
+
+/**
+ * The author of a blog or comment: the full User for admin viewers, a PublicUser for everyone else
+ * (null, which the document does not promise, only for an author deleted a moment ago whose blogs and comments are going too).
+ */
+export const AuthorRef = Type.Unsafe<UserView | PublicUserView | null>({
+  description: 'The full User for admin viewers; a PublicUser (no email) for everyone else',
+  anyOf: [componentRef('User', UserSchema), componentRef('PublicUser', PublicUserSchema)],
+});
+
+export const UserResponseSchema = Type.Object(
+  { user: componentRef('User', UserSchema) },
+  { additionalProperties: false },
+);
+export const UserPageSchema = pageOf('users', componentRef('User', UserSchema));
+
+// ---- the fields of a user's requests (sign-up, sign-in, profile update) -----------------------------
+
+/** bcrypt reads at most 72 bytes; longer passwords are refused instead of silently truncated. */
+export const PASSWORD_LIMITS = { min: 8, maxBytes: 72 } as const;
+
+export const emailField = textField(
+  'Email',
+  { format: 'email', maxLength: USER_LIMITS.email, description: 'Stored lower-cased' },
+  {
+    bail: true,
+    then: {
+      isEmail: { errorMessage: 'Email must be a valid email address', bail: true },
+      toLowerCase: true,
+    },
+  },
+);
+
+/** A password: untrimmed, at least 8 characters and at most 72 UTF-8 bytes; `note` adds to its description. */
+export const passwordField = (note = '') =>
+  stringField(
+    'Password',
+    Type.String({
+      minLength: PASSWORD_LIMITS.min,
+      maxLength: PASSWORD_LIMITS.maxBytes,
+      description: `${PASSWORD_LIMITS.min} characters to ${PASSWORD_LIMITS.maxBytes} UTF-8 bytes (bcrypt reads no more); write-only${note}`,
+    }),
+    {
+      isLength: {
+        options: { min: PASSWORD_LIMITS.min },
+        errorMessage: `Password must be at least ${PASSWORD_LIMITS.min} characters`,
+        bail: true,
+      },
+      custom: {
+        options: (value: string) => Buffer.byteLength(value, 'utf8') <= PASSWORD_LIMITS.maxBytes,
+        errorMessage: `Password must be at most ${PASSWORD_LIMITS.maxBytes} bytes`,
+      },
+    },
+    { trim: false },
+  );
+
+// ---- the profile update (PUT /users/current) ------------------------------------------------------
+
+const nameField = (label: string) =>
+  optional(
+    textField(label, {
+      maxLength: USER_LIMITS.name,
+      description: `${label}; "" removes it. Plain text, returned exactly as sent: render it as text, never as HTML.`,
+    }),
+  );
+
+/** A social link: an http(s) URL of at most 100 characters, or "" to remove it. */
+const socialLinkField = (network: string) =>
+  optional(
+    stringField(
+      `${network} link`,
+      Type.Unsafe<string>({
+        description: 'An http(s) URL, or "" to remove the link',
+        anyOf: [
+          { type: 'string', const: '' },
+          { type: 'string', format: 'uri', pattern: '^[Hh][Tt][Tt][Pp][Ss]?://', maxLength: USER_LIMITS.socialLink },
+        ],
+      }),
+      {
+        isLength: {
+          options: { max: USER_LIMITS.socialLink },
+          errorMessage: `${network} link must be at most ${USER_LIMITS.socialLink} characters`,
+          bail: true,
+        },
+        isURL: {
+          if: (value: string) => value !== '',
+          options: { protocols: ['http', 'https'], require_protocol: true },
+          errorMessage: `${network} link must be a valid http(s) URL`,
+        },
+      },
+    ),
+  );
+
+/**
+ * Every field optional. Read-only fields (`role`, `_id`) and response names (`firstName`, `socialLinks`)
+ * are refused, not ignored.
+ */
+export const profileUpdateBody = bodyOf(
+  {
+    username: optional(
+      textField(
+        'Username',
+        {
+          minLength: 1,
+          maxLength: USER_LIMITS.username,
+          pattern: USERNAME_PATTERN.source,
+          description: 'Unique whatever its case: "ADMIN" is refused (400) when "admin" exists; kept in the case given',
+        },
+        {
+          bail: true,
+          then: {
+            matches: {
+              options: USERNAME_PATTERN,
+              errorMessage: 'Username may contain only letters, digits, ".", "_" and "-"',
+            },
+          },
+        },
+      ),
+    ),
+    email: optional(emailField),
+    password: optional(passwordField("; ends the user's other sessions")),
+    first_name: nameField('First name'),
+    last_name: nameField('Last name'),
+    ...(Object.fromEntries(SOCIAL_NETWORKS.map((network) => [network, socialLinkField(network)])) as Record<
+      SocialNetwork,
+      ReturnType<typeof socialLinkField>
+    >),
+  },
+  {
+    description:
+      'Every field optional. Names arrive snake_case and links flat. Any other field (`role`, `firstName`, `socialLinks`, ...) ' +
+      'is refused with 400 ValidationError naming it.',
+  },
+);

@@ -9,11 +9,9 @@
 import sharp from 'sharp';
 import { cpuBoundLimit } from '../lib/cpu-bound';
 
-export const BANNER_LIMITS = {
-  bytes: 2 * 1024 * 1024,
-  /** A 2 MB file can still claim a gigapixel canvas (a decompression bomb); 50 megapixels is a generous banner. */
-  pixels: 50_000_000,
-} as const;
+import { BANNER_LIMITS } from '../schemas/blog';
+
+export { BANNER_LIMITS };
 
 export interface BannerImage {
   extension: 'png' | 'jpeg' | 'webp';

@@ -19,6 +19,8 @@ import type { BannerStorage, StoredFile } from './storage';
 import type { AccountService } from './account.service';
 import { authorView, canReadDrafts, visibleTo, type Viewer } from './viewer';
 
+import type { BlogFields, BlogView } from '../schemas/blog';
+
 export type { BlogStatus } from '../models/blog.model';
 
 const SLUG_ATTEMPTS = 8;
@@ -30,26 +32,21 @@ export interface BannerInput {
   baseUrl: string;
 }
 
-export interface NewBlog {
-  title: string;
-  /** HTML, already sanitized by the validators (see sanitizeBlogContent in services/blog-content.ts). */
-  content: string;
-  status: BlogStatus;
-  banner: BannerInput;
-}
+/**
+ * The fields of src/schemas/blog.ts's forms, stored as they are (`content` is HTML, already sanitized by
+ * the validators: see sanitizeBlogContent in services/blog-content.ts), with the banner to store.
+ */
+export type NewBlog = BlogFields & { status: BlogStatus; banner: BannerInput };
 
-export interface BlogChanges {
-  title?: string;
-  content?: string;
-  status?: BlogStatus;
+export type BlogChanges = Partial<BlogFields> & {
   banner?: BannerInput;
   /** Derive a new slug from the (new) title; by default a slug never changes, so links keep working. */
   regenerateSlug?: boolean;
-}
+};
 
 export interface BlogPage {
   total: number;
-  blogs: Record<string, unknown>[];
+  blogs: BlogView[];
 }
 
 interface BlogServiceDeps {
@@ -103,7 +100,7 @@ export function createBlogService({ storage, logger, accounts }: BlogServiceDeps
    * the viewer liked each come from one batched query each, run side by side, and every blog is shaped
    * in one pass (each author only once per page).
    */
-  async function present(blogs: Record<string, unknown>[], viewer: Viewer): Promise<Record<string, unknown>[]> {
+  async function present(blogs: Record<string, unknown>[], viewer: Viewer): Promise<BlogView[]> {
     if (blogs.length === 0) return [];
     const blogIds = blogs.map((blog) => blog._id);
     const authorIds = [...new Set(blogs.filter((blog) => blog.author != null).map((blog) => String(blog.author)))];
@@ -113,11 +110,9 @@ export function createBlogService({ storage, logger, accounts }: BlogServiceDeps
     ]);
     const authorViews = new Map(authors.map((author) => [String(author._id), authorView(userView(author), viewer)]));
     const liked = new Set(likes.map((like) => String(like.blog)));
-    return blogs.map((blog) => {
-      const view = blogView(blog, authorViews.get(String(blog.author)) ?? null);
-      view.likedByMe = liked.has(String(blog._id));
-      return view;
-    });
+    return blogs.map((blog) =>
+      blogView(blog, authorViews.get(String(blog.author)) ?? null, liked.has(String(blog._id))),
+    );
   }
 
   async function listBlogs(
@@ -140,7 +135,7 @@ export function createBlogService({ storage, logger, accounts }: BlogServiceDeps
    * A blog by slug; each read of a published blog counts one view, atomically. Drafts only for those who may
    * read them (a draft costs those readers one more query: counting views must not touch drafts).
    */
-  async function readBlogBySlug(slug: string, viewer: Viewer): Promise<Record<string, unknown>> {
+  async function readBlogBySlug(slug: string, viewer: Viewer): Promise<BlogView> {
     let blog: Record<string, unknown> | null = await BlogModel.findOneAndUpdate(
       { slug, status: 'published' },
       { $inc: { viewsCount: 1 } },
@@ -151,12 +146,10 @@ export function createBlogService({ storage, logger, accounts }: BlogServiceDeps
     return (await present([blog], viewer))[0];
   }
 
-  async function createBlog(author: Viewer, fields: NewBlog): Promise<Record<string, unknown>> {
-    const banner = await storeBanner(fields.banner);
+  async function createBlog(author: Viewer, { banner: bannerInput, ...fields }: NewBlog): Promise<BlogView> {
+    const banner = await storeBanner(bannerInput);
     const blog = new BlogModel({
-      title: fields.title,
-      content: fields.content,
-      status: fields.status,
+      ...fields,
       publishedAt: fields.status === 'published' ? new Date() : null,
       author: author._id,
       banner,
@@ -171,21 +164,18 @@ export function createBlogService({ storage, logger, accounts }: BlogServiceDeps
     return (await present([blog.toObject()], author))[0];
   }
 
-  async function updateBlog(blogId: string, changes: BlogChanges, viewer: Viewer): Promise<Record<string, unknown>> {
+  async function updateBlog(blogId: string, changes: BlogChanges, viewer: Viewer): Promise<BlogView> {
     const blog = await BlogModel.findById(blogId);
     if (!blog) throw new NotFound('Blog not found');
-    if (changes.title !== undefined) blog.title = changes.title;
-    if (changes.content !== undefined) blog.content = changes.content;
-    if (changes.status !== undefined) {
-      blog.status = changes.status;
-      if (changes.status === 'published' && !blog.publishedAt) blog.publishedAt = new Date();
-    }
+    const { banner, regenerateSlug, ...fields } = changes;
+    for (const [field, value] of Object.entries(fields)) if (value !== undefined) blog.set(field, value);
+    if (fields.status === 'published' && !blog.publishedAt) blog.publishedAt = new Date();
     const oldBannerKey = blog.banner?.key;
-    const newBanner = changes.banner && (await storeBanner(changes.banner));
+    const newBanner = banner && (await storeBanner(banner));
     if (newBanner) blog.banner = newBanner;
     try {
       // Only modified paths are written, so counters changed meanwhile by likes and views are kept.
-      if (changes.regenerateSlug) await saveWithUniqueSlug(blog, blog.title);
+      if (regenerateSlug) await saveWithUniqueSlug(blog, blog.title);
       else await blog.save();
     } catch (error) {
       if (newBanner) await discardBanner(newBanner.key);

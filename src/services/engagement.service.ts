@@ -11,6 +11,7 @@ import { CommentModel, type CommentDocument } from '../models/comment.model';
 import { LikeModel } from '../models/like.model';
 import type { AccountService } from './account.service';
 import type { BlogService } from './blog.service';
+import type { CommentView, ModeratedCommentView } from '../schemas/comment';
 import { authorView, type Viewer } from './viewer';
 
 interface BlogSummary {
@@ -57,12 +58,13 @@ export function createEngagementService({ blogs, accounts }: EngagementServiceDe
     if (!(await removeLike(blog._id, viewer._id))) throw new BadRequest('You have not liked this blog');
   }
 
-  function presentComment(comment: CommentDocument, viewer: Viewer): Record<string, unknown> {
-    const json = comment.toJSON() as Record<string, unknown>;
+  function presentComment(comment: CommentDocument, viewer: Viewer): CommentView {
+    // the model's toJSON gives the view of src/schemas/comment.ts (models/comment.model.ts)
+    const json = comment.toJSON() as unknown as CommentView;
     return { ...json, author: authorView(json.author, viewer) };
   }
 
-  async function addComment(blogId: string, viewer: Viewer, content: string): Promise<Record<string, unknown>> {
+  async function addComment(blogId: string, viewer: Viewer, content: string): Promise<CommentView> {
     const blog = await blogs.findVisibleBlog(blogId, viewer);
     const comment = await CommentModel.create({ blog: blog._id, author: viewer._id, content });
     if (!(await incrementBlogCounter(blog._id, 'commentsCount', 1))) {
@@ -79,7 +81,7 @@ export function createEngagementService({ blogs, accounts }: EngagementServiceDe
     blogId: string,
     viewer: Viewer,
     page: { limit: number; offset: number },
-  ): Promise<{ total: number; comments: Record<string, unknown>[] }> {
+  ): Promise<{ total: number; comments: CommentView[] }> {
     const blog = await blogs.findVisibleBlog(blogId, viewer);
     const [total, comments] = await Promise.all([
       CommentModel.countDocuments({ blog: blog._id }),
@@ -96,7 +98,7 @@ export function createEngagementService({ blogs, accounts }: EngagementServiceDe
   async function listAllComments(
     viewer: Viewer,
     page: { limit: number; offset: number },
-  ): Promise<{ total: number; comments: Record<string, unknown>[] }> {
+  ): Promise<{ total: number; comments: ModeratedCommentView[] }> {
     const [total, comments] = await Promise.all([
       CommentModel.countDocuments(),
       CommentModel.find()

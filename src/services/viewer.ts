@@ -2,6 +2,7 @@
 import type { Types } from 'mongoose';
 import { roleHasRight } from '../config/roles';
 import { publicUserView, type Role } from '../models/user.model';
+import type { PublicUserView, UserView } from '../schemas/user';
 
 export interface Viewer {
   _id: Types.ObjectId;
@@ -15,8 +16,9 @@ export const canReadDrafts = (viewer: Viewer) => roleHasRight(viewer.role, 'blog
 export const visibleTo = (viewer: Viewer) => (canReadDrafts(viewer) ? {} : { status: 'published' as const });
 
 /** Authors as the viewer may see them: with their email for account managers, without it for everyone else. */
-export function authorView(author: unknown, viewer: Viewer): unknown {
+export function authorView(author: unknown, viewer: Viewer): UserView | PublicUserView | null {
   if (!author) return null;
-  if (roleHasRight(viewer.role, 'users:manage')) return author;
+  // a view already (userView, or a populated author's toJSON)
+  if (roleHasRight(viewer.role, 'users:manage')) return author as UserView;
   return publicUserView(author);
 }

@@ -1,10 +1,14 @@
-/** express-validator chains for /blogs and /likes (those of /comments are in comment.validators.ts). */
-import { body, param, type CustomValidator } from 'express-validator';
+/**
+ * express-validator chains for /blogs and /likes (those of /comments are in comment.validators.ts).
+ * The forms' fields and their rules are src/schemas/blog.ts's; here they get the steps that need a
+ * service: sanitizing the content and decoding the banner.
+ */
+import { checkSchema, param, type CustomValidator, type ParamSchema, type Schema } from 'express-validator';
 import type { Request } from 'express';
-import { BANNER_FIELD, BLOG_LIMITS, BLOG_STATUSES } from '../schemas/blog';
+import { BANNER_FIELD, createBlogBody, updateBlogBody } from '../schemas/blog';
 import { sanitizeBlogContent } from '../services/blog-content';
 import { inspectBannerImage, InvalidImageError } from '../services/banner-image';
-import { objectIdParam, optionalString, pagination, requiredString } from './common.validators';
+import { objectIdParam, pagination } from './common.validators';
 import { onlyFields } from './unknown-fields';
 
 /**
@@ -29,51 +33,40 @@ const hasFile: CustomValidator = (_value, { req }) => (req as Request).file !== 
  * The uploaded banner: present when `required`, and a decodable image. Reported like any other field
  * (`banner_image`, location `body`), so a form with several mistakes gets them all at once.
  */
-const bannerField = (required: boolean) =>
+const bannerRules = (required: boolean): ParamSchema<'decodable'> =>
   required
-    ? body(BANNER_FIELD).custom(hasFile).withMessage('Banner image is required').bail().custom(isDecodableImage)
-    : body(BANNER_FIELD).custom(isDecodableImage);
+    ? {
+        custom: { options: hasFile, errorMessage: 'Banner image is required', bail: true },
+        decodable: { custom: isDecodableImage },
+      }
+    : { custom: { options: isDecodableImage } };
 
-const titleLength = { min: 1, max: BLOG_LIMITS.title };
-const titleMessage = `Title must be 1 to ${BLOG_LIMITS.title} characters`;
-const statusMessage = `Status must be one of: ${BLOG_STATUSES.join(', ')}`;
-
-/** Content is sanitized at the boundary (services/blog-content.ts) and must still say something afterwards. */
-const contentField = (chain: ReturnType<typeof optionalString>, maxLength: number) =>
-  chain
-    .isLength({ min: 1, max: maxLength })
-    .withMessage(`Content must be 1 to ${maxLength} characters`)
-    .bail()
-    .customSanitizer(sanitizeBlogContent)
-    .notEmpty()
-    .withMessage('Content is empty once scripts and other disallowed HTML are removed');
+/** A form's rules with the service steps: content sanitized (and still saying something), the banner decoded. */
+function formRules(form: { rules: Schema }, bannerRequired: boolean) {
+  return checkSchema<'decodable'>(
+    {
+      ...form.rules,
+      content: {
+        ...form.rules.content,
+        customSanitizer: { options: sanitizeBlogContent },
+        notEmpty: { errorMessage: 'Content is empty once scripts and other disallowed HTML are removed' },
+      },
+      [BANNER_FIELD]: bannerRules(bannerRequired),
+    },
+    ['body'],
+  );
+}
 
 export const blogIdValidators = [objectIdParam('blogId', 'Blog id')];
 
 export function createBlogValidators(options: { contentMaxLength: number }) {
-  return [
-    onlyFields(['title', 'content', 'status', BANNER_FIELD]),
-    requiredString('title', 'Title').isLength(titleLength).withMessage(titleMessage),
-    contentField(requiredString('content', 'Content'), options.contentMaxLength),
-    optionalString('status', 'Status').isIn(BLOG_STATUSES).withMessage(statusMessage),
-    bannerField(true),
-  ];
+  const form = createBlogBody(options.contentMaxLength);
+  return [onlyFields(form.fields), ...formRules(form, true)];
 }
 
 export function updateBlogValidators(options: { contentMaxLength: number }) {
-  return [
-    onlyFields(['title', 'content', 'status', 'regenerate_slug', BANNER_FIELD]),
-    ...blogIdValidators,
-    optionalString('title', 'Title').isLength(titleLength).withMessage(titleMessage),
-    contentField(optionalString('content', 'Content'), options.contentMaxLength),
-    optionalString('status', 'Status').isIn(BLOG_STATUSES).withMessage(statusMessage),
-    optionalString('regenerate_slug', 'regenerate_slug')
-      .isIn(['true', 'false'])
-      .withMessage('regenerate_slug must be "true" or "false"')
-      .bail()
-      .toBoolean(true),
-    bannerField(false),
-  ];
+  const form = updateBlogBody(options.contentMaxLength);
+  return [onlyFields(form.fields), ...blogIdValidators, ...formRules(form, false)];
 }
 
 export const listBlogsValidators = pagination;

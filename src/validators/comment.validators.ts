@@ -1,15 +1,14 @@
-/** express-validator chains for /comments. */
-import { COMMENT_LIMITS } from '../schemas/comment';
+/** express-validator chains for /comments; the new comment's field and its rules are src/schemas/comment.ts's. */
+import { checkSchema } from 'express-validator';
+import { newCommentBody } from '../schemas/comment';
 import { blogIdValidators } from './blog.validators';
-import { objectIdParam, pagination, requiredString } from './common.validators';
+import { objectIdParam, pagination } from './common.validators';
 import { onlyFields } from './unknown-fields';
 
 export const addCommentValidators = [
-  onlyFields(['content']),
+  onlyFields(newCommentBody.fields),
   ...blogIdValidators,
-  requiredString('content', 'Content')
-    .isLength({ min: 1, max: COMMENT_LIMITS.content })
-    .withMessage(`Content must be 1 to ${COMMENT_LIMITS.content} characters`),
+  ...checkSchema(newCommentBody.rules, ['body']),
 ];
 export const listCommentsValidators = [...blogIdValidators, ...pagination];
 export const listAllCommentsValidators = pagination;

@@ -3,8 +3,8 @@
  * Every field first proves it is a single string, so arrays and operator objects
  * such as `{"$gt": ""}` stop here with a 400 and never reach a query.
  */
-import { body, param, query, type ValidationChain } from 'express-validator';
-import { PAGINATION } from '../schemas/common';
+import { body, checkSchema, param, type ValidationChain } from 'express-validator';
+import { PAGE_QUERY } from '../schemas/common';
 
 /**
  * The JSON body, when there is one, must be an object: express.json also parses arrays and, for
@@ -16,42 +16,12 @@ export const jsonObjectBody: ValidationChain = body()
   )
   .withMessage('Request body must be a JSON object');
 
-/** A body field that must be a string when present; trimmed. */
-export function optionalString(field: string, label: string): ValidationChain {
-  return body(field).optional().isString().withMessage(`${label} must be a string`).bail().trim();
-}
-
-/** A body field that must be present and a string; trimmed unless `trim` is false (passwords). */
-export function requiredString(field: string, label: string, options: { trim?: boolean } = {}): ValidationChain {
-  const chain = body(field)
-    .exists({ values: 'null' })
-    .withMessage(`${label} is required`)
-    .bail()
-    .isString()
-    .withMessage(`${label} must be a string`)
-    .bail();
-  return options.trim === false ? chain : chain.trim();
-}
-
 export function objectIdParam(name: string, label: string): ValidationChain {
   return param(name).isMongoId().withMessage(`${label} must be a valid id`);
 }
 
-/**
- * An optional query parameter given at most once: `?limit=5&limit=6` arrives as an array,
- * which standard validators would check item by item and let through.
- */
-const singleQuery = (name: string, label: string) =>
-  query(name).optional().not().isArray().withMessage(`${label} must be given once`).bail();
-
-/** `limit` 1..50 and `offset` 0..100,000 as integers; controllers apply the defaults (20, 0) with services/pagination.ts pageOf. */
-export const pagination: ValidationChain[] = [
-  singleQuery('limit', 'Limit')
-    .isInt({ min: 1, max: PAGINATION.maxLimit })
-    .withMessage(`Limit must be an integer between 1 and ${PAGINATION.maxLimit}`)
-    .toInt(),
-  singleQuery('offset', 'Offset')
-    .isInt({ min: 0, max: PAGINATION.maxOffset })
-    .withMessage(`Offset must be an integer between 0 and ${PAGINATION.maxOffset}`)
-    .toInt(),
-];
+/** The page's query parameters, as src/schemas/common.ts defines them. */
+export const pagination: ValidationChain[] = checkSchema(
+  { limit: PAGE_QUERY.limit.rules, offset: PAGE_QUERY.offset.rules },
+  ['query'],
+);

@@ -3,14 +3,17 @@ import type { Request, Response } from 'express';
 import { matchedData } from 'express-validator';
 import type { Config } from '../../config';
 import { signedInUser, viewerOf } from '../../lib/request-locals';
-import type { BannerInput, BlogService, BlogStatus } from '../../services/blog.service';
+import { BANNER_FIELD, type BlogFields } from '../../schemas/blog';
+import type { BannerInput, BlogService } from '../../services/blog.service';
 import { pageOf } from '../../services/pagination';
 
-interface BlogForm {
-  title?: string;
-  content?: string;
-  status?: BlogStatus;
-  regenerate_slug?: boolean;
+/**
+ * The form's fields as validated (those of src/schemas/blog.ts, stored as they are, and the update's
+ * slug switch); the banner comes as a file, never as a field.
+ */
+function formOf<T>(req: Request): T {
+  const { [BANNER_FIELD]: _banner, ...fields } = matchedData(req, { locations: ['body'] });
+  return fields as T;
 }
 
 export function createBlogController({ blogs, config }: { blogs: BlogService; config: Config }) {
@@ -41,21 +44,16 @@ export function createBlogController({ blogs, config }: { blogs: BlogService; co
     },
 
     async createBlog(req: Request, res: Response) {
-      const { title, content, status = 'draft' } = matchedData<BlogForm>(req);
-      const blog = await blogs.createBlog(signedInUser(res), {
-        title: title!,
-        content: content!,
-        status,
-        banner: bannerOf(req, res)!,
-      });
+      const { status = 'draft', ...fields } = formOf<BlogFields>(req);
+      const blog = await blogs.createBlog(signedInUser(res), { ...fields, status, banner: bannerOf(req, res)! });
       res.status(201).json({ blog });
     },
 
     async updateBlog(req: Request, res: Response) {
-      const { blogId, title, content, status, regenerate_slug } = matchedData<BlogForm & { blogId: string }>(req);
+      const { regenerate_slug, ...fields } = formOf<Partial<BlogFields> & { regenerate_slug?: boolean }>(req);
       const blog = await blogs.updateBlog(
-        blogId,
-        { title, content, status, regenerateSlug: regenerate_slug, banner: bannerOf(req, res) },
+        matchedData(req).blogId,
+        { ...fields, regenerateSlug: regenerate_slug, banner: bannerOf(req, res) },
         signedInUser(res),
       );
       res.json({ blog });
