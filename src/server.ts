@@ -30,6 +30,7 @@ import { createReconciliationService } from './services/reconciliation.service';
 import { createBannerStorage, type BannerStorage } from './services/storage';
 import { backfillUsernameKeys } from './models/user.migrations';
 
+/** The start-up steps, in order: what each step needs, the steps before it made. */
 async function main(): Promise<void> {
   const { config, warnings } = loadConfigOrExit();
   const logger = startLogger(config, warnings);
