@@ -5,21 +5,14 @@ import request from 'supertest';
 import { BlogModel } from '../src/models/blog.model';
 import { createBlog, postBlog } from './helpers/blogs';
 import { makeImage } from './helpers/images';
-import { createTestContext, type TestContext } from './helpers/test-app';
-import { agent } from './helpers/agent';
-import { registerAdmin, registerUser, type SignedInUser } from './helpers/users';
+import { useTestApp } from './helpers/test-app';
+import { registerAdmin, type SignedInUser } from './helpers/users';
 
-let ctx: TestContext;
-let admin: SignedInUser;
-let reader: SignedInUser;
-beforeAll(async () => {
-  ctx = await createTestContext({ env: { ADMIN_EMAILS: 'admin@example.com,second@example.com' } });
-  admin = await registerAdmin(ctx.app);
-  reader = await registerUser(ctx.app);
-});
-afterAll(() => ctx.close());
+const ctx = useTestApp({ env: { ADMIN_EMAILS: 'admin@example.com,second@example.com' } });
+const api = ctx.api;
+const admin = ctx.signedInAdmin();
+const reader = ctx.signedInUser();
 
-const api = agent(() => ctx.app);
 const UNKNOWN_ID = '5f0000000000000000000000';
 const bannerFiles = () => readdirSync(path.join(ctx.uploadsDir, 'banners'));
 const fileOf = (url: string) => path.join(ctx.uploadsDir, 'banners', path.basename(new URL(url).pathname));

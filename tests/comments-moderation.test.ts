@@ -4,19 +4,12 @@
  */
 import { CommentModel } from '../src/models/comment.model';
 import { createBlog } from './helpers/blogs';
-import { createTestContext, type TestContext } from './helpers/test-app';
-import { agent } from './helpers/agent';
-import { registerAdmin, registerUser, type SignedInUser } from './helpers/users';
+import { useTestApp } from './helpers/test-app';
+import { registerUser, type SignedInUser } from './helpers/users';
 
-let ctx: TestContext;
-let admin: SignedInUser;
-beforeAll(async () => {
-  ctx = await createTestContext();
-  admin = await registerAdmin(ctx.app);
-});
-afterAll(() => ctx.close());
-
-const api = agent(() => ctx.app);
+const ctx = useTestApp();
+const api = ctx.api;
+const admin = ctx.signedInAdmin();
 
 async function addComment(user: SignedInUser, blogId: string, content: string) {
   const response = await api.as(user).post(`/comments/blog/${blogId}`).send({ content });

@@ -5,19 +5,13 @@
 import { BlogModel } from '../src/models/blog.model';
 import { CommentModel } from '../src/models/comment.model';
 import { createBlog } from './helpers/blogs';
-import { createTestContext, type TestContext } from './helpers/test-app';
-import { agent } from './helpers/agent';
-import { registerAdmin, registerUser, type SignedInUser } from './helpers/users';
+import { useTestApp } from './helpers/test-app';
+import { registerUser, type SignedInUser } from './helpers/users';
 
-let ctx: TestContext;
-let admin: SignedInUser;
-beforeAll(async () => {
-  ctx = await createTestContext();
-  admin = await registerAdmin(ctx.app);
-});
-afterAll(() => ctx.close());
+const ctx = useTestApp();
+const api = ctx.api;
+const admin = ctx.signedInAdmin();
 
-const api = agent(() => ctx.app);
 const UNKNOWN_ID = '5f0000000000000000000000';
 const commentsOf = (blogId: string) => `/comments/blog/${blogId}`;
 const commentPath = (commentId: string) => `/comments/${commentId}`;

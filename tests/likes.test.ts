@@ -6,19 +6,13 @@ import { Types } from 'mongoose';
 import { BlogModel } from '../src/models/blog.model';
 import { LikeModel } from '../src/models/like.model';
 import { createBlog } from './helpers/blogs';
-import { createTestContext, type TestContext } from './helpers/test-app';
-import { agent } from './helpers/agent';
-import { registerAdmin, registerUser, type SignedInUser } from './helpers/users';
+import { useTestApp } from './helpers/test-app';
+import { registerUser, type SignedInUser } from './helpers/users';
 
-let ctx: TestContext;
-let admin: SignedInUser;
-beforeAll(async () => {
-  ctx = await createTestContext();
-  admin = await registerAdmin(ctx.app);
-});
-afterAll(() => ctx.close());
+const ctx = useTestApp();
+const api = ctx.api;
+const admin = ctx.signedInAdmin();
 
-const api = agent(() => ctx.app);
 const UNKNOWN_ID = '5f0000000000000000000000';
 const likePath = (blogId: string) => `/likes/blog/${blogId}`;
 

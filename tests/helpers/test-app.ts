@@ -1,8 +1,10 @@
 /**
  * Builds the real app on a database of its own for one test file, every response of which is
- * checked against the OpenAPI document (tests/helpers/contract.ts):
- *   const ctx = await createTestContext();   // in beforeAll
- *   await ctx.close();                       // in afterAll: drops the database
+ * checked against the OpenAPI document (tests/helpers/contract.ts). A test file makes one call at its top:
+ *   const ctx = useTestApp();                 // beforeAll builds the app, afterAll drops the database
+ *   const admin = ctx.signedInAdmin();        // signed up in beforeAll too, usable in every test
+ *   it('...', async () => { await ctx.api.as(admin).get('/users/'); });
+ * createTestContext() is the same without the hooks, for a file that builds its app inside a describe.
  */
 import { randomBytes } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
@@ -14,7 +16,9 @@ import { createApp, type AppDeps } from '../../src/app';
 import { loadConfig, type Config } from '../../src/config';
 import { connectDatabase } from '../../src/lib/database';
 import { createLogger, type Logger } from '../../src/lib/logger';
+import { agent, type ApiAgent } from './agent';
 import { withContractCheck } from './contract';
+import { registerAdmin, registerUser, type SignedInUser } from './users';
 
 export interface TestContext {
   app: Express;
@@ -40,9 +44,13 @@ export function testEnvironment(overrides: Record<string, string> = {}): NodeJS.
   };
 }
 
-export async function createTestContext(
-  options: { env?: Record<string, string>; deps?: Partial<AppDeps> } = {},
-): Promise<TestContext> {
+export interface TestContextOptions {
+  /** Settings this file's app runs with, over testEnvironment()'s. */
+  env?: Record<string, string>;
+  deps?: Partial<AppDeps>;
+}
+
+export async function createTestContext(options: TestContextOptions = {}): Promise<TestContext> {
   const uri = process.env.TEST_MONGODB_URI;
   if (!uri) throw new Error('TEST_MONGODB_URI is not set: run the tests through jest (tests/global-setup.ts)');
   const dbName = `test_${process.env.JEST_WORKER_ID ?? '0'}_${randomBytes(6).toString('hex')}`;
@@ -68,5 +76,76 @@ export async function createTestContext(
       await mongoose.disconnect();
       rmSync(uploadsDir, { recursive: true, force: true });
     },
+  };
+}
+
+/** This file's app, built in beforeAll; its properties may be read in tests and hooks, not at the top of the file. */
+export interface TestApp extends Omit<TestContext, 'close'> {
+  /** The API agent on this file's app (tests/helpers/agent.ts). */
+  api: ApiAgent;
+  /** An admin (admin@example.com unless given) signed up in beforeAll, right after the app is built. */
+  signedInAdmin(email?: string): SignedInUser;
+  /** A regular user signed up in beforeAll, right after the app is built. */
+  signedInUser(): SignedInUser;
+}
+
+/**
+ * Registers this file's beforeAll (build the app) and afterAll (drop its database) and hands back the app.
+ * `options` may be a function, for settings known only once an earlier beforeAll has run (a fake server's URL).
+ */
+export function useTestApp(options: TestContextOptions | (() => TestContextOptions) = {}): TestApp {
+  let current: TestContext | undefined;
+  const ready = (): TestContext => {
+    if (!current) throw new Error('useTestApp: the app is built in beforeAll; read it inside a test or a hook');
+    return current;
+  };
+  beforeAll(async () => {
+    current = await createTestContext(typeof options === 'function' ? options() : options);
+  });
+  afterAll(async () => {
+    await current?.close();
+    current = undefined;
+  });
+  const signedIn = (signUp: (app: Express) => Promise<SignedInUser>): SignedInUser => {
+    let user: SignedInUser | undefined;
+    beforeAll(async () => {
+      user = await signUp(ready().app);
+    });
+    const get = (): SignedInUser => {
+      if (!user) throw new Error('useTestApp: users are signed up in beforeAll; read them inside a test or a hook');
+      return user;
+    };
+    return {
+      get accessToken() {
+        return get().accessToken;
+      },
+      get refreshCookie() {
+        return get().refreshCookie;
+      },
+      get user() {
+        return get().user;
+      },
+      get password() {
+        return get().password;
+      },
+    };
+  };
+  return {
+    get app() {
+      return ready().app;
+    },
+    get config() {
+      return ready().config;
+    },
+    get logger() {
+      return ready().logger;
+    },
+    get uploadsDir() {
+      return ready().uploadsDir;
+    },
+    buildApp: (env) => ready().buildApp(env),
+    api: agent(() => ready().app),
+    signedInAdmin: (email) => signedIn((app) => registerAdmin(app, email)),
+    signedInUser: () => signedIn((app) => registerUser(app)),
   };
 }

@@ -7,26 +7,21 @@ import jwt from 'jsonwebtoken';
 import request from 'supertest';
 import { buildOpenApiDocument, operationsOf } from '../../src/openapi/document';
 import { createBlog } from '../helpers/blogs';
-import { createTestContext, type TestContext } from '../helpers/test-app';
-import { agent } from '../helpers/agent';
-import { bearer, registerAdmin, registerUser, type SignedInUser } from '../helpers/users';
+import { useTestApp } from '../helpers/test-app';
+import { bearer, registerUser } from '../helpers/users';
 import { expectCleanRefusal, expectDatabaseUnchanged } from './helpers';
 
-let ctx: TestContext;
-let admin: SignedInUser;
-let reader: SignedInUser;
 let draft: { _id: string; slug: string };
 let published: { _id: string; slug: string };
+const ctx = useTestApp();
+const api = ctx.api;
+const admin = ctx.signedInAdmin();
+const reader = ctx.signedInUser();
 beforeAll(async () => {
-  ctx = await createTestContext();
-  admin = await registerAdmin(ctx.app);
-  reader = await registerUser(ctx.app);
   draft = await createBlog(ctx.app, admin, { title: 'A secret draft', status: 'draft' });
   published = await createBlog(ctx.app, admin, { title: 'A published post', status: 'published' });
 });
-afterAll(() => ctx.close());
 
-const api = agent(() => ctx.app);
 const call = (method: string, url: string) =>
   (request(ctx.app) as unknown as Record<string, (url: string) => request.Test>)[method](url);
 

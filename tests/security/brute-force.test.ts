@@ -12,18 +12,13 @@ import { loadConfig } from '../../src/config';
 import { closeRedis, createRedisRateLimitStore, openRedis, type RedisClient } from '../../src/lib/redis';
 import { LOGIN_THROTTLE_MESSAGE } from '../../src/schemas/auth';
 import { redisServerInstalled, startRedisServer } from '../helpers/redis-server';
-import { createTestContext, type TestContext } from '../helpers/test-app';
+import { useTestApp } from '../helpers/test-app';
 import { agent } from '../helpers/agent';
-import { registerUser, uniqueEmail, type SignedInUser } from '../helpers/users';
+import { registerUser, uniqueEmail } from '../helpers/users';
 import { expectCleanRefusal, expectDatabaseUnchanged } from './helpers';
 
-let ctx: TestContext;
-let victim: SignedInUser;
-beforeAll(async () => {
-  ctx = await createTestContext();
-  victim = await registerUser(ctx.app);
-});
-afterAll(() => ctx.close());
+const ctx = useTestApp();
+const victim = ctx.signedInUser();
 
 /** An app with its own (fresh) failure counts; proxies trusted so that each attempt can claim its own address. */
 const appWith = (env: Record<string, string> = {}) =>

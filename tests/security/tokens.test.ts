@@ -1,16 +1,12 @@
 import jwt from 'jsonwebtoken';
 import { SessionModel } from '../../src/models/session.model';
-import { createTestContext, type TestContext } from '../helpers/test-app';
+import { useTestApp } from '../helpers/test-app';
 import { agent } from '../helpers/agent';
 import { registerAdmin, registerUser } from '../helpers/users';
 
-let ctx: TestContext;
-beforeAll(async () => {
-  ctx = await createTestContext({ env: { CORS_ORIGINS: 'https://spa.example.com' } });
-});
-afterAll(() => ctx.close());
+const ctx = useTestApp({ env: { CORS_ORIGINS: 'https://spa.example.com' } });
+const api = ctx.api;
 
-const api = agent(() => ctx.app);
 const decode = (token: string) => jwt.decode(token) as { sub: string; sid: string; exp: number; iat: number };
 const currentUserWith = (token: string) => api.get('/users/current').set('Authorization', `Bearer ${token}`);
 
