@@ -5,6 +5,7 @@ import request from 'supertest';
 import { BlogModel } from '../src/models/blog.model';
 import { createBlog, postBlog } from './helpers/blogs';
 import { makeImage } from './helpers/images';
+import { expectFieldError } from './helpers/expectations';
 import { useTestApp } from './helpers/test-app';
 import { registerAdmin, type SignedInUser } from './helpers/users';
 
@@ -123,18 +124,6 @@ describe('POST /blogs/', () => {
       expect(await BlogModel.countDocuments()).toBe(blogsBefore);
       expect(existsSync(path.join(ctx.uploadsDir, 'banners')) ? bannerFiles().length : 0).toBe(filesBefore);
     });
-
-    const expectFieldError = (response: request.Response, field: string) => {
-      expect(response.status).toBe(400);
-      expect(response.body.code).toBe('ValidationError');
-      expect(response.body.errors[field]).toEqual({
-        type: 'field',
-        value: expect.any(String),
-        msg: expect.any(String),
-        path: field,
-        location: 'body',
-      });
-    };
 
     it('a text file renamed to .png', async () => {
       const response = await postBlog(ctx.app, admin, {

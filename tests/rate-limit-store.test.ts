@@ -4,7 +4,6 @@
  * be announced to other instances still act on this one. No Redis server is needed: the client points at
  * a port nothing listens on, as when Redis is down.
  */
-import { createServer } from 'node:net';
 import request from 'supertest';
 import { createApp } from '../src/app';
 import {
@@ -15,6 +14,7 @@ import {
   RedisAuthChanges,
   type RedisClient,
 } from '../src/lib/redis';
+import { unreachableRedisUrl } from './helpers/redis-server';
 import { captureLog, settle } from './helpers/log-capture';
 import { useTestApp } from './helpers/test-app';
 import { agent } from './helpers/agent';
@@ -24,19 +24,8 @@ let redis: RedisClient;
 afterAll(() => closeRedis(redis));
 const ctx = useTestApp({ env: { RATE_LIMIT_MAX: '2' } });
 beforeAll(async () => {
-  redis = await openRedis({ url: `redis://127.0.0.1:${await closedPort()}`, logger: ctx.logger, readyTimeoutMs: 200 });
+  redis = await openRedis({ url: await unreachableRedisUrl(), logger: ctx.logger, readyTimeoutMs: 200 });
 });
-
-/** A port that was free a moment ago and that nothing listens on now. */
-function closedPort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = createServer().listen(0, '127.0.0.1', () => {
-      const { port } = server.address() as { port: number };
-      server.close(() => resolve(port));
-    });
-    server.on('error', reject);
-  });
-}
 
 describe('rate limit with an unreachable Redis store', () => {
   it('keeps answering 200 past the limit instead of 500 or 429, and logs the store error with the request id', async () => {

@@ -59,28 +59,25 @@ function send(operation: DocumentedOperation, user: SignedInUser | undefined, pa
 /** Who would be allowed on the route: an admin on admin routes, a regular user elsewhere. */
 const allowedUser = (operation: DocumentedOperation) => (isAdminOnly(operation) ? admin : reader);
 
+/** Every route with an id in its path, as the tables below find them in the contract. */
+const ROUTES_WITH_ID = [
+  'GET /users/{userId}',
+  'DELETE /users/{userId}',
+  'GET /blogs/user/{userId}',
+  'PUT /blogs/{blogId}',
+  'DELETE /blogs/{blogId}',
+  'POST /likes/blog/{blogId}',
+  'DELETE /likes/blog/{blogId}',
+  'GET /comments/blog/{blogId}',
+  'POST /comments/blog/{blogId}',
+  'DELETE /comments/{commentId}',
+];
+
 describe('without a token', () => {
   it('covers every route behind the access token', () => {
-    expect(bearerOnly.map(name)).toEqual([
-      'GET /users/current',
-      'PUT /users/current',
-      'DELETE /users/current',
-      'GET /users/',
-      'GET /users/{userId}',
-      'DELETE /users/{userId}',
-      'GET /blogs/',
-      'POST /blogs/',
-      'GET /blogs/user/{userId}',
-      'GET /blogs/{slug}',
-      'PUT /blogs/{blogId}',
-      'DELETE /blogs/{blogId}',
-      'POST /likes/blog/{blogId}',
-      'DELETE /likes/blog/{blogId}',
-      'GET /comments/',
-      'GET /comments/blog/{blogId}',
-      'POST /comments/blog/{blogId}',
-      'DELETE /comments/{commentId}',
-    ]);
+    const others = ['GET /users/current', 'PUT /users/current', 'DELETE /users/current', 'GET /users/', 'GET /blogs/'];
+    const withoutId = [...others, 'POST /blogs/', 'GET /blogs/{slug}', 'GET /comments/'];
+    expect(bearerOnly.map(name).sort()).toEqual([...withoutId, ...ROUTES_WITH_ID].sort());
   });
 
   it.each(bearerOnly.map((operation) => [name(operation), operation] as const))(
@@ -97,17 +94,8 @@ describe('an unknown well-formed id', () => {
   const answeringNotFound = withIdParameter.filter(({ operation }) => '404' in operation.responses);
 
   it('covers every route with an id that can be unknown', () => {
-    expect(answeringNotFound.map(name)).toEqual([
-      'GET /users/{userId}',
-      'DELETE /users/{userId}',
-      'PUT /blogs/{blogId}',
-      'DELETE /blogs/{blogId}',
-      'POST /likes/blog/{blogId}',
-      'DELETE /likes/blog/{blogId}',
-      'GET /comments/blog/{blogId}',
-      'POST /comments/blog/{blogId}',
-      'DELETE /comments/{commentId}',
-    ]);
+    // an unknown author has no blogs: an empty page, not a 404
+    expect(answeringNotFound.map(name)).toEqual(ROUTES_WITH_ID.filter((route) => route !== 'GET /blogs/user/{userId}'));
   });
 
   it.each(answeringNotFound.map((operation) => [name(operation), operation] as const))(
@@ -124,18 +112,7 @@ describe('an unknown well-formed id', () => {
 
 describe('a malformed id', () => {
   it('covers every route with an id', () => {
-    expect(withIdParameter.map(name)).toEqual([
-      'GET /users/{userId}',
-      'DELETE /users/{userId}',
-      'GET /blogs/user/{userId}',
-      'PUT /blogs/{blogId}',
-      'DELETE /blogs/{blogId}',
-      'POST /likes/blog/{blogId}',
-      'DELETE /likes/blog/{blogId}',
-      'GET /comments/blog/{blogId}',
-      'POST /comments/blog/{blogId}',
-      'DELETE /comments/{commentId}',
-    ]);
+    expect(withIdParameter.map(name)).toEqual(ROUTES_WITH_ID);
   });
 
   describe.each(withIdParameter.map((operation) => [name(operation), operation] as const))('%s', (_name, operation) => {

@@ -5,6 +5,7 @@
  */
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { tmpdir } from 'node:os';
+import { createServer } from 'node:net';
 import { createInterface } from 'node:readline';
 
 const START_TIMEOUT_MS = 15_000;
@@ -15,6 +16,17 @@ export interface RedisServer {
   /** Kills the server at once (SIGKILL), as a crash would. */
   kill(): Promise<void>;
   stop(): Promise<void>;
+}
+
+/** The URL of a Redis that is down: a port that was free a moment ago and that nothing listens on now. */
+export function unreachableRedisUrl(): Promise<string> {
+  return new Promise((resolve, reject) => {
+    const server = createServer().listen(0, '127.0.0.1', () => {
+      const { port } = server.address() as { port: number };
+      server.close(() => resolve(`redis://127.0.0.1:${port}`));
+    });
+    server.on('error', reject);
+  });
 }
 
 export function redisServerInstalled(): boolean {

@@ -44,6 +44,12 @@ export function testEnvironment(overrides: Record<string, string> = {}): NodeJS.
   };
 }
 
+/**
+ * The settings that make buildApp() a production app (MONGODB_URI is only checked for presence: the app
+ * uses this file's database connection); a test adds PUBLIC_URL and what it is about.
+ */
+export const PRODUCTION_ENV = { NODE_ENV: 'production', MONGODB_URI: 'mongodb://unused.invalid/', BCRYPT_COST: '10' };
+
 export interface TestContextOptions {
   /** Settings this file's app runs with, over testEnvironment()'s. */
   env?: Record<string, string>;
@@ -83,10 +89,28 @@ export async function createTestContext(options: TestContextOptions = {}): Promi
 export interface TestApp extends Omit<TestContext, 'close'> {
   /** The API agent on this file's app (tests/helpers/agent.ts). */
   api: ApiAgent;
-  /** An admin (admin@example.com unless given) signed up in beforeAll, right after the app is built. */
+  /**
+   * Something made in beforeAll, once the app is built (and after the fixtures declared before it), handed
+   * out now and readable in every test: `const blog = ctx.fixture(() => createBlog(ctx.app, admin));`.
+   */
+  fixture<T extends object>(make: () => Promise<T>): T;
+  /** An admin (admin@example.com unless given) signed up in beforeAll: a fixture. */
   signedInAdmin(email?: string): SignedInUser;
-  /** A regular user signed up in beforeAll, right after the app is built. */
+  /** A regular user signed up in beforeAll: a fixture. */
   signedInUser(): SignedInUser;
+}
+
+/** An object standing for one that exists only later: every read goes to `current()`. */
+function lateBound<T extends object>(current: () => T): T {
+  return new Proxy({} as T, {
+    get: (_, key) => Reflect.get(current(), key),
+    has: (_, key) => Reflect.has(current(), key),
+    ownKeys: () => Reflect.ownKeys(current()),
+    getOwnPropertyDescriptor: (_, key) => {
+      const descriptor = Reflect.getOwnPropertyDescriptor(current(), key);
+      return descriptor && { ...descriptor, configurable: true };
+    },
+  });
 }
 
 /**
@@ -106,46 +130,24 @@ export function useTestApp(options: TestContextOptions | (() => TestContextOptio
     await current?.close();
     current = undefined;
   });
-  const signedIn = (signUp: (app: Express) => Promise<SignedInUser>): SignedInUser => {
-    let user: SignedInUser | undefined;
+  const fixture = <T extends object>(make: () => Promise<T>): T => {
+    let made: { value: T } | undefined;
     beforeAll(async () => {
-      user = await signUp(ready().app);
+      made = { value: await make() };
     });
-    const get = (): SignedInUser => {
-      if (!user) throw new Error('useTestApp: users are signed up in beforeAll; read them inside a test or a hook');
-      return user;
-    };
-    return {
-      get accessToken() {
-        return get().accessToken;
-      },
-      get refreshCookie() {
-        return get().refreshCookie;
-      },
-      get user() {
-        return get().user;
-      },
-      get password() {
-        return get().password;
-      },
-    };
+    return lateBound(() => {
+      if (!made) throw new Error('useTestApp: fixtures are made in beforeAll; read them inside a test or a hook');
+      return made.value;
+    });
   };
-  return {
-    get app() {
-      return ready().app;
-    },
-    get config() {
-      return ready().config;
-    },
-    get logger() {
-      return ready().logger;
-    },
-    get uploadsDir() {
-      return ready().uploadsDir;
-    },
-    buildApp: (env) => ready().buildApp(env),
+  const own = {
     api: agent(() => ready().app),
-    signedInAdmin: (email) => signedIn((app) => registerAdmin(app, email)),
-    signedInUser: () => signedIn((app) => registerUser(app)),
+    fixture,
+    signedInAdmin: (email?: string) => fixture(() => registerAdmin(ready().app, email)),
+    signedInUser: () => fixture(() => registerUser(ready().app)),
   };
+  // app, config, logger, uploadsDir and buildApp are read from the context once beforeAll has built it
+  return new Proxy(own as TestApp, {
+    get: (target, key) => (key in target ? Reflect.get(target, key) : Reflect.get(ready(), key)),
+  });
 }

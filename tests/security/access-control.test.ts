@@ -6,20 +6,11 @@
 import jwt from 'jsonwebtoken';
 import request from 'supertest';
 import { createBlog } from '../helpers/blogs';
-import { useTestApp } from '../helpers/test-app';
 import { bearer, registerUser } from '../helpers/users';
-import { expectCleanRefusal, expectDatabaseUnchanged } from './helpers';
+import { expectCleanRefusal, expectDatabaseUnchanged, useTargetApp } from './helpers';
 
-let draft: { _id: string; slug: string };
-let published: { _id: string; slug: string };
-const ctx = useTestApp();
-const api = ctx.api;
-const admin = ctx.signedInAdmin();
-const reader = ctx.signedInUser();
-beforeAll(async () => {
-  draft = await createBlog(ctx.app, admin, { title: 'A secret draft', status: 'draft' });
-  published = await createBlog(ctx.app, admin, { title: 'A published post', status: 'published' });
-});
+const { ctx, api, admin, reader, published } = useTargetApp();
+const draft = ctx.fixture(() => createBlog(ctx.app, admin, { title: 'A secret draft', status: 'draft' }));
 
 const call = (method: string, url: string) =>
   (request(ctx.app) as unknown as Record<string, (url: string) => request.Test>)[method](url);

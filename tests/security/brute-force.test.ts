@@ -3,7 +3,6 @@
  * (whatever the account); past either bound login answers 429 with Retry-After until the window ends,
  * a success clears its account's count, and an unknown email costs the same password check as a known one.
  */
-import { createServer } from 'node:net';
 import bcrypt from 'bcrypt';
 import type { Express } from 'express';
 import request from 'supertest';
@@ -11,7 +10,7 @@ import { createApp } from '../../src/app';
 import { loadConfig } from '../../src/config';
 import { closeRedis, createRedisRateLimitStore, openRedis, type RedisClient } from '../../src/lib/redis';
 import { LOGIN_THROTTLE_MESSAGE } from '../../src/schemas/auth';
-import { redisServerInstalled, startRedisServer } from '../helpers/redis-server';
+import { redisServerInstalled, startRedisServer, unreachableRedisUrl } from '../helpers/redis-server';
 import { useTestApp } from '../helpers/test-app';
 import { agent } from '../helpers/agent';
 import { registerUser, uniqueEmail } from '../helpers/users';
@@ -173,17 +172,6 @@ describe('an unknown email', () => {
   });
 });
 
-/** A port that was free a moment ago and that nothing listens on now (Redis down). */
-function closedPort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = createServer().listen(0, '127.0.0.1', () => {
-      const { port } = server.address() as { port: number };
-      server.close(() => resolve(port));
-    });
-    server.on('error', reject);
-  });
-}
-
 describe('with the shared Redis store', () => {
   /** What server.ts gives each instance: its own store objects over the shared keys. */
   const storesOf = (client: RedisClient, prefix: string) => ({
@@ -199,7 +187,7 @@ describe('with the shared Redis store', () => {
 
   it('fails open when Redis is unreachable: logins go on being answered, never 429 or 500', async () => {
     const client = await openRedis({
-      url: `redis://127.0.0.1:${await closedPort()}`,
+      url: await unreachableRedisUrl(),
       logger: ctx.logger,
       readyTimeoutMs: 200,
     });

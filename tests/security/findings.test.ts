@@ -17,7 +17,7 @@ import { PAGINATION } from '../../src/schemas/common';
 import { createBlog } from '../helpers/blogs';
 import { makeImage } from '../helpers/images';
 import { captureLog, settle } from '../helpers/log-capture';
-import { useTestApp } from '../helpers/test-app';
+import { PRODUCTION_ENV, useTestApp } from '../helpers/test-app';
 import { agent } from '../helpers/agent';
 import { bearer, registerUser } from '../helpers/users';
 import { expectCleanRefusal, expectDatabaseUnchanged } from './helpers';
@@ -180,10 +180,8 @@ describe('public URLs come from the configuration only', () => {
 
   it("builds the root's docs link on PUBLIC_URL in production, not on the Host header", async () => {
     const production = ctx.buildApp({
-      NODE_ENV: 'production',
-      MONGODB_URI: 'mongodb://unused.invalid/',
+      ...PRODUCTION_ENV,
       PUBLIC_URL: 'https://blog.example.com/',
-      BCRYPT_COST: '10',
       TRUST_PROXY: 'true',
     });
     const response = await agent(production.app)

@@ -8,19 +8,10 @@ import request from 'supertest';
 import { buildOpenApiDocument, operationsOf } from '../../src/openapi/document';
 import type { JsonSchema } from '../../src/openapi/types';
 import { UserModel } from '../../src/models/user.model';
-import { createBlog } from '../helpers/blogs';
-import { useTestApp } from '../helpers/test-app';
 import { bearer, registerUser, uniqueEmail } from '../helpers/users';
-import { databaseSnapshot, expectCleanRefusal, expectDatabaseUnchanged } from './helpers';
+import { databaseSnapshot, expectCleanRefusal, expectDatabaseUnchanged, useTargetApp } from './helpers';
 
-let blog: { _id: string; slug: string };
-const ctx = useTestApp();
-const api = ctx.api;
-const admin = ctx.signedInAdmin();
-const member = ctx.signedInUser();
-beforeAll(async () => {
-  blog = await createBlog(ctx.app, admin, { status: 'published' });
-});
+const { ctx, api, admin, reader: member, published: blog } = useTargetApp();
 
 const call = (method: string, url: string) =>
   (request(ctx.app) as unknown as Record<string, (url: string) => request.Test>)[method](url);

@@ -9,21 +9,12 @@
 import { parseFragment } from 'parse5';
 import sanitizeHtml from 'sanitize-html';
 import request from 'supertest';
-import { createBlog } from '../helpers/blogs';
-import { useTestApp } from '../helpers/test-app';
-import { expectCleanRefusal, expectDatabaseUnchanged } from './helpers';
+import { expectCleanRefusal, expectDatabaseUnchanged, useTargetApp } from './helpers';
 import fixture from './fixtures/xss-payloads.json';
 
 const PAYLOADS: string[] = fixture.payloads;
 
-let blog: { _id: string; slug: string };
-const ctx = useTestApp();
-const api = ctx.api;
-const admin = ctx.signedInAdmin();
-const reader = ctx.signedInUser();
-beforeAll(async () => {
-  blog = await createBlog(ctx.app, admin, { status: 'published' });
-});
+const { api, admin, reader, published: blog } = useTargetApp();
 
 const ALLOWED_TAGS = new Set([...sanitizeHtml.defaults.allowedTags, 'img']);
 const SAFE_SCHEMES = { href: ['http:', 'https:', 'mailto:'], src: ['http:', 'https:'] } as const;
