@@ -4,12 +4,20 @@
  * compiling module by module, and a test run starts some twenty of them. Dependencies stay external
  * (node_modules, as `npm start` loads them), so the bundles live inside the project, where node_modules resolves.
  */
+import { createHash } from 'node:crypto';
 import { existsSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { build, stop, type Plugin } from 'esbuild';
 
 const PROJECT_ROOT = path.resolve(__dirname, '..', '..');
-const BUILD_DIR = path.join(PROJECT_ROOT, 'node_modules', '.cache', 'test-build');
+// One folder per checkout: git worktrees may share one node_modules, and a run must not start another's bundles.
+const BUILD_DIR = path.join(
+  PROJECT_ROOT,
+  'node_modules',
+  '.cache',
+  'test-build',
+  createHash('sha1').update(PROJECT_ROOT).digest('hex').slice(0, 12),
+);
 
 /** The entry points the process tests run, relative to the project. */
 const ENTRY_POINTS = [
