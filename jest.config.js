@@ -25,7 +25,7 @@ const shared = {
   globalSetup: '<rootDir>/tests/global-setup.ts',
   globalTeardown: '<rootDir>/tests/global-teardown.ts',
   // Every response of the real app is checked against the OpenAPI document (tests/helpers/contract.ts).
-  setupFilesAfterEnv: ['<rootDir>/tests/helpers/contract-setup.ts'],
+  setupFilesAfterEnv: ['<rootDir>/tests/helpers/contract-setup.ts', '<rootDir>/tests/helpers/assertion-count.ts'],
 };
 
 /** @type {import('jest').Config} */

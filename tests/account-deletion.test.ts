@@ -11,8 +11,7 @@ import { BlogModel } from '../src/models/blog.model';
 import { CommentModel } from '../src/models/comment.model';
 import { LikeModel } from '../src/models/like.model';
 import { createBlog } from './helpers/blogs';
-import { createTestContext, type TestContext } from './helpers/test-app';
-import { agent } from './helpers/agent';
+import { useTestApp } from './helpers/test-app';
 import { registerAdmin, registerUser, type SignedInUser } from './helpers/users';
 
 // Enough whitelisted admins for one admin to delete others in several tests.
@@ -23,15 +22,10 @@ const ADMIN_EMAILS = [
   'author.three@example.com',
 ];
 
-let ctx: TestContext;
-let admin: SignedInUser;
-beforeAll(async () => {
-  ctx = await createTestContext({ env: { ADMIN_EMAILS: ADMIN_EMAILS.join(',') } });
-  admin = await registerAdmin(ctx.app, ADMIN_EMAILS[0]);
-});
-afterAll(() => ctx.close());
+const ctx = useTestApp({ env: { ADMIN_EMAILS: ADMIN_EMAILS.join(',') } });
+const api = ctx.api;
+const admin = ctx.signedInAdmin(ADMIN_EMAILS[0]);
 
-const api = agent(() => ctx.app);
 type Blog = { _id: string; slug: string; banner?: unknown };
 
 const like = (user: SignedInUser, blog: Blog) => api.as(user).post(`/likes/blog/${blog._id}`).expect(200);

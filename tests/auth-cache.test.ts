@@ -8,19 +8,17 @@
 import type { Express } from 'express';
 import { UserModel } from '../src/models/user.model';
 import { SessionCache } from '../src/lib/session-cache';
-import { createTestContext, type TestContext } from './helpers/test-app';
+import { useTestApp } from './helpers/test-app';
 import { agent } from './helpers/agent';
 import { registerAdmin, registerUser, type SignedInUser } from './helpers/users';
 
-let ctx: TestContext;
+const ctx = useTestApp();
 let cached: Express;
-const elsewhere = agent(() => ctx.app);
+const elsewhere = ctx.api;
 const here = agent(() => cached);
 beforeAll(async () => {
-  ctx = await createTestContext();
   cached = ctx.buildApp({ AUTH_CACHE_TTL_MS: '60000' }).app;
 });
-afterAll(() => ctx.close());
 
 const pause = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 const logout = (api: typeof here, user: SignedInUser) =>

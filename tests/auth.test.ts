@@ -1,14 +1,9 @@
 import request from 'supertest';
-import { createTestContext, type TestContext } from './helpers/test-app';
-import { agent } from './helpers/agent';
+import { useTestApp } from './helpers/test-app';
 import { refreshCookieOf, registerUser, uniqueEmail } from './helpers/users';
 
-let ctx: TestContext;
-const api = agent(() => ctx.app);
-beforeAll(async () => {
-  ctx = await createTestContext();
-});
-afterAll(() => ctx.close());
+const ctx = useTestApp();
+const api = ctx.api;
 
 const register = (body: unknown) => api.post('/auth/register').send(body as object);
 const login = (body: unknown) => api.post('/auth/login').send(body as object);

@@ -8,31 +8,19 @@ import { createBlogService } from '../src/services/blog.service';
 import { createBannerStorage } from '../src/services/storage';
 import { BlogModel } from '../src/models/blog.model';
 import { createBlog, postBlog } from './helpers/blogs';
-import { startFakeCloudinary, type FakeCloudinary } from './helpers/fake-cloudinary';
+import { cloudinaryEnv, startFakeCloudinary, type FakeCloudinary } from './helpers/fake-cloudinary';
 import { makeImage } from './helpers/images';
-import { createTestContext, type TestContext } from './helpers/test-app';
-import { agent } from './helpers/agent';
-import { registerAdmin, type SignedInUser } from './helpers/users';
+import { useTestApp } from './helpers/test-app';
 
 let cloud: FakeCloudinary;
-let ctx: TestContext;
-const api = agent(() => ctx.app);
-let admin: SignedInUser;
 beforeAll(async () => {
   cloud = await startFakeCloudinary();
-  ctx = await createTestContext({
-    env: {
-      CLOUDINARY_URL: `cloudinary://${cloud.apiKey}:${cloud.apiSecret}@${cloud.cloudName}?upload_prefix=${cloud.url}`,
-      CLOUDINARY_FOLDER: 'test-banners',
-    },
-  });
-  admin = await registerAdmin(ctx.app);
 });
+const ctx = useTestApp(() => ({ env: cloudinaryEnv(cloud, 'test-banners') }));
+const api = ctx.api;
+const admin = ctx.signedInAdmin();
 afterEach(() => cloud.failWith(0));
-afterAll(async () => {
-  await ctx.close();
-  await cloud.close();
-});
+afterAll(() => cloud.close());
 
 describe('banners on Cloudinary', () => {
   it('uploads the banner with a valid signature into the folder and keeps the secure URL', async () => {

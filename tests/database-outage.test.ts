@@ -10,15 +10,19 @@ import { isDatabaseUnavailableError } from '../src/lib/database';
 import { StorageError } from '../src/services/storage';
 import { startTcpProxy, type TcpProxy } from '../tools/faults/tcp-proxy';
 import { databaseUri, sharedSecrets, startServerProcess, type ServerProcess } from './helpers/server-process';
-import { createTestContext, type TestContext } from './helpers/test-app';
+import { useTestApp } from './helpers/test-app';
 
-let ctx: TestContext;
 let proxy: TcpProxy;
 let server: ServerProcess;
 let token: string;
 
+// Declared before useTestApp, so that the server stops before the database is dropped (afterAll hooks run in order).
+afterAll(async () => {
+  await server?.stop();
+  await proxy?.close();
+});
+useTestApp();
 beforeAll(async () => {
-  ctx = await createTestContext();
   const target = new URL(databaseUri(mongoose.connection.name));
   proxy = await startTcpProxy({ targetHost: target.hostname, targetPort: Number(target.port) });
   target.host = `127.0.0.1:${proxy.port}`;
@@ -37,11 +41,6 @@ beforeAll(async () => {
   token = ((await registered.json()) as { accessToken: string }).accessToken;
 }, 60_000);
 afterEach(() => proxy.setMode('pass'));
-afterAll(async () => {
-  await server?.stop();
-  await proxy?.close();
-  await ctx.close();
-});
 
 async function get(
   path: string,

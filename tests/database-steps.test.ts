@@ -10,13 +10,9 @@ import type { CommandStartedEvent, CommandSucceededEvent, CommandFailedEvent } f
 import mongoose from 'mongoose';
 import request from 'supertest';
 import { createBlog } from './helpers/blogs';
-import { createTestContext, type TestContext } from './helpers/test-app';
+import { useTestApp } from './helpers/test-app';
 import { agent } from './helpers/agent';
-import { registerAdmin, registerUser, type SignedInUser } from './helpers/users';
 
-let ctx: TestContext;
-let admin: SignedInUser;
-let reader: SignedInUser;
 let slug: string;
 
 interface Step {
@@ -51,10 +47,11 @@ async function stepsOf(send: () => Promise<request.Response>, expectedStatus = 2
   }
 }
 
+const ctx = useTestApp({ env: { AUTH_CACHE_TTL_MS: '0' } });
+const api = ctx.api;
+const admin = ctx.signedInAdmin();
+const reader = ctx.signedInUser();
 beforeAll(async () => {
-  ctx = await createTestContext({ env: { AUTH_CACHE_TTL_MS: '0' } });
-  admin = await registerAdmin(ctx.app);
-  reader = await registerUser(ctx.app);
   for (let i = 0; i < 3; i++) slug = (await createBlog(ctx.app, admin, { status: 'published' })).slug;
 
   // Reconnect with command monitoring on (a connection reads the setting when it is opened).
@@ -69,9 +66,6 @@ beforeAll(async () => {
   // Open enough pooled connections that parallel reads never wait for a new connection to be made.
   await Promise.all(Array.from({ length: 8 }, () => agent(ctx.app).as(reader).get('/blogs/')));
 });
-afterAll(() => ctx.close());
-
-const api = agent(() => ctx.app);
 
 describe('database steps per request', () => {
   it('authenticates in one step: the session and the user are read side by side', async () => {

@@ -4,15 +4,10 @@ import request from 'supertest';
 import { BadRequest, NotFound, RequestValidationError } from '../src/errors/http-errors';
 import { createLogger } from '../src/lib/logger';
 import { errorHandler, toHttpError } from '../src/middlewares/error-handler';
-import { createTestContext, type TestContext } from './helpers/test-app';
-import { agent } from './helpers/agent';
+import { useTestApp } from './helpers/test-app';
 
-let ctx: TestContext;
-const api = agent(() => ctx.app);
-beforeAll(async () => {
-  ctx = await createTestContext({ env: { JSON_BODY_LIMIT: '1kb' } });
-});
-afterAll(() => ctx.close());
+const ctx = useTestApp({ env: { JSON_BODY_LIMIT: '1kb' } });
+const api = ctx.api;
 
 const register = () => api.post('/auth/register').set('Content-Type', 'application/json');
 

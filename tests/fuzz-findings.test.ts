@@ -6,16 +6,10 @@ import Ajv2020 from 'ajv/dist/2020';
 import { buildOpenApiDocument } from '../src/openapi/document';
 import { createBlog } from './helpers/blogs';
 import { registerUser } from './helpers/users';
-import { createTestContext, type TestContext } from './helpers/test-app';
-import { agent } from './helpers/agent';
+import { useTestApp } from './helpers/test-app';
 
-let ctx: TestContext;
-beforeAll(async () => {
-  ctx = await createTestContext();
-});
-afterAll(() => ctx.close());
-
-const api = agent(() => ctx.app);
+const ctx = useTestApp();
+const api = ctx.api;
 
 describe('JSON bodies that are not objects', () => {
   it.each([['[null, null]'], ['[]'], ['["a@b.co"]']])(

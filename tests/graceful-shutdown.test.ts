@@ -6,20 +6,17 @@
 import http from 'node:http';
 import { connect } from 'node:net';
 import mongoose from 'mongoose';
-import { createTestContext, type TestContext } from './helpers/test-app';
+import { useTestApp } from './helpers/test-app';
 import { databaseUri, sharedSecrets, startServerProcess, type ServerProcess } from './helpers/server-process';
 
 // Each test starts a server of its own and spends most of its time waiting for that server's timers and
 // hashes, so the tests run side by side (it.concurrent; they start once the beforeAll below has run).
-let ctx: TestContext;
 const servers: ServerProcess[] = [];
-beforeAll(async () => {
-  ctx = await createTestContext();
-});
+// Declared before useTestApp, so that the servers stop before the database is dropped (afterAll hooks run in order).
 afterAll(async () => {
   await Promise.all(servers.map((server) => server.stop()));
-  await ctx.close();
 });
+useTestApp();
 
 async function startServer(env: Record<string, string>): Promise<ServerProcess> {
   const server = await startServerProcess({

@@ -1,13 +1,9 @@
 import request from 'supertest';
 import { createApp } from '../src/app';
 import { captureLog, settle } from './helpers/log-capture';
-import { createTestContext, type TestContext } from './helpers/test-app';
+import { useTestApp } from './helpers/test-app';
 
-let ctx: TestContext;
-beforeAll(async () => {
-  ctx = await createTestContext();
-});
-afterAll(() => ctx.close());
+const ctx = useTestApp();
 
 describe('GET /healthz', () => {
   it('answers 200 {status: "ok"} without asking any dependency', async () => {

@@ -6,22 +6,19 @@
 import request from 'supertest';
 import { createApp } from '../src/app';
 import { createBlog } from './helpers/blogs';
-import { createTestContext, type TestContext } from './helpers/test-app';
-import { agent } from './helpers/agent';
+import { useTestApp } from './helpers/test-app';
 import { bearer, registerAdmin, registerUser, type SignedInUser } from './helpers/users';
 
-let ctx: TestContext;
 let reader: SignedInUser;
+const ctx = useTestApp();
+const api = ctx.api;
 beforeAll(async () => {
-  ctx = await createTestContext();
   const admin = await registerAdmin(ctx.app);
   reader = await registerUser(ctx.app);
   const content = `<p>${'A paragraph long enough to be worth compressing. '.repeat(40)}</p>`;
   for (let i = 0; i < 3; i++) await createBlog(ctx.app, admin, { status: 'published', content });
 });
-afterAll(() => ctx.close());
 
-const api = agent(() => ctx.app);
 const DOCUMENT_ONLY_HEADERS = [
   'cross-origin-opener-policy',
   'origin-agent-cluster',

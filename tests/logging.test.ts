@@ -1,17 +1,11 @@
 import { UserModel } from '../src/models/user.model';
 import { captureLog, settle, type CapturedLog } from './helpers/log-capture';
-import { createTestContext, type TestContext } from './helpers/test-app';
-import { agent } from './helpers/agent';
+import { useTestApp } from './helpers/test-app';
 import { registerUser, uniqueEmail } from './helpers/users';
 
-let ctx: TestContext;
-const api = agent(() => ctx.app);
-let log: CapturedLog;
-beforeAll(async () => {
-  log = captureLog('debug');
-  ctx = await createTestContext({ deps: { logger: log.logger } });
-});
-afterAll(() => ctx.close());
+const log: CapturedLog = captureLog('debug');
+const ctx = useTestApp({ deps: { logger: log.logger } });
+const api = ctx.api;
 afterEach(() => {
   jest.restoreAllMocks();
   log.lines.length = 0;

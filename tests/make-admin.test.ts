@@ -8,18 +8,13 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import mongoose from 'mongoose';
 import { databaseUri, runToExit, type ProcessResult } from './helpers/server-process';
-import { createTestContext, type TestContext } from './helpers/test-app';
-import { agent } from './helpers/agent';
+import { useTestApp } from './helpers/test-app';
 import { registerUser } from './helpers/users';
 
 const PROJECT_ROOT = path.resolve(__dirname, '..');
 
-let ctx: TestContext;
-const api = agent(() => ctx.app);
-beforeAll(async () => {
-  ctx = await createTestContext();
-});
-afterAll(() => ctx.close());
+const ctx = useTestApp();
+const api = ctx.api;
 
 function makeAdmin(...args: string[]): Promise<ProcessResult> {
   return runToExit(path.join('cli', 'make-admin.ts'), args, {

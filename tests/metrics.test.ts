@@ -12,15 +12,11 @@ import { createMetrics } from '../src/lib/metrics';
 import { monitorMongoClient } from '../src/lib/mongodb-metrics';
 import { postBlog } from './helpers/blogs';
 import { makeImage } from './helpers/images';
-import { createTestContext, testEnvironment, type TestContext } from './helpers/test-app';
+import { testEnvironment, useTestApp } from './helpers/test-app';
 import { agent } from './helpers/agent';
 import { registerAdmin, registerUser, uniqueEmail } from './helpers/users';
 
-let ctx: TestContext;
-beforeAll(async () => {
-  ctx = await createTestContext();
-});
-afterAll(() => ctx.close());
+const ctx = useTestApp();
 
 interface Sample {
   name: string;

@@ -6,19 +6,18 @@
 import request from 'supertest';
 import type { Express } from 'express';
 import { createBlog } from './helpers/blogs';
-import { createTestContext, type TestContext } from './helpers/test-app';
+import { useTestApp } from './helpers/test-app';
 import { agent } from './helpers/agent';
 import { registerAdmin, registerUser, type SignedInUser } from './helpers/users';
 
-let ctx: TestContext;
-const api = agent(() => ctx.app);
 let publicApp: Express;
 let admin: SignedInUser;
 let reader: SignedInUser;
 let published: { _id: string; slug: string };
 let draft: { _id: string; slug: string };
+const ctx = useTestApp();
+const api = ctx.api;
 beforeAll(async () => {
-  ctx = await createTestContext();
   publicApp = ctx.buildApp({ PUBLIC_READS: 'true' }).app;
   admin = await registerAdmin(ctx.app);
   reader = await registerUser(ctx.app);
@@ -27,7 +26,6 @@ beforeAll(async () => {
   await api.as(reader).post(`/likes/blog/${published._id}`).expect(200);
   await api.as(reader).post(`/comments/blog/${published._id}`).send({ content: 'Nice' }).expect(201);
 });
-afterAll(() => ctx.close());
 
 const readPaths = () => [
   '/api/v1/blogs',

@@ -14,20 +14,17 @@ import {
   RedisAuthChanges,
   type RedisClient,
 } from '../src/lib/redis';
+import { unreachableRedisUrl } from './helpers/redis-server';
 import { captureLog, settle } from './helpers/log-capture';
-import { createTestContext, type TestContext } from './helpers/test-app';
+import { useTestApp } from './helpers/test-app';
 import { agent } from './helpers/agent';
-import { freePort } from '../tools/lib/server';
 
-let ctx: TestContext;
 let redis: RedisClient;
+// Declared before useTestApp: the client closes before the app's database goes (afterAll hooks run in order).
+afterAll(() => closeRedis(redis));
+const ctx = useTestApp({ env: { RATE_LIMIT_MAX: '2' } });
 beforeAll(async () => {
-  ctx = await createTestContext({ env: { RATE_LIMIT_MAX: '2' } });
-  redis = await openRedis({ url: `redis://127.0.0.1:${await freePort()}`, logger: ctx.logger, readyTimeoutMs: 200 });
-});
-afterAll(async () => {
-  await closeRedis(redis);
-  await ctx.close();
+  redis = await openRedis({ url: await unreachableRedisUrl(), logger: ctx.logger, readyTimeoutMs: 200 });
 });
 
 describe('rate limit with an unreachable Redis store', () => {

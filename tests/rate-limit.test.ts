@@ -1,11 +1,7 @@
-import { createTestContext, type TestContext } from './helpers/test-app';
+import { useTestApp } from './helpers/test-app';
 import { agent } from './helpers/agent';
 
-let ctx: TestContext;
-beforeAll(async () => {
-  ctx = await createTestContext();
-});
-afterAll(() => ctx.close());
+const ctx = useTestApp();
 
 describe('global rate limit', () => {
   it('counts down RateLimit-Remaining with RateLimit-Limit and RateLimit-Reset on every response', async () => {

@@ -15,9 +15,8 @@ import { createReconciliationService } from '../src/services/reconciliation.serv
 import { createLocalStorage } from '../src/services/storage/local-storage';
 import { createBlog } from './helpers/blogs';
 import { captureLog } from './helpers/log-capture';
-import { createTestContext, type TestContext } from './helpers/test-app';
-import { agent } from './helpers/agent';
-import { registerAdmin, registerUser, type SignedInUser } from './helpers/users';
+import { useTestApp } from './helpers/test-app';
+import { registerUser } from './helpers/users';
 
 /** The counters half of the service; the banner storage is this file's own (the sweep is tested elsewhere). */
 const reconcileCounters = (logger: Logger) =>
@@ -27,14 +26,9 @@ const reconcileCounters = (logger: Logger) =>
     orphanMinAgeMs: 60 * 60_000,
   }).reconcileCounters();
 
-let ctx: TestContext;
-const api = agent(() => ctx.app);
-let admin: SignedInUser;
-beforeAll(async () => {
-  ctx = await createTestContext();
-  admin = await registerAdmin(ctx.app);
-});
-afterAll(() => ctx.close());
+const ctx = useTestApp();
+const api = ctx.api;
+const admin = ctx.signedInAdmin();
 
 describe('reconcileCounters', () => {
   it('sets likesCount and commentsCount back to the records, logs each fix, and leaves right counters alone', async () => {

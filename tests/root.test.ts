@@ -1,12 +1,7 @@
-import { createTestContext, type TestContext } from './helpers/test-app';
-import { agent } from './helpers/agent';
+import { useTestApp } from './helpers/test-app';
 
-let ctx: TestContext;
-const api = agent(() => ctx.app);
-beforeAll(async () => {
-  ctx = await createTestContext();
-});
-afterAll(() => ctx.close());
+const ctx = useTestApp();
+const api = ctx.api;
 
 describe('GET /api/v1/', () => {
   it('answers 200 with message, status, version 1.0.0, an absolute docs URL and a timestamp', async () => {

@@ -5,7 +5,7 @@
 import path from 'node:path';
 import mongoose from 'mongoose';
 import { createClient } from 'redis';
-import { createTestContext, type TestContext } from './helpers/test-app';
+import { useTestApp } from './helpers/test-app';
 import { redisServerInstalled, startRedisServer, type RedisServer } from './helpers/redis-server';
 import {
   databaseUri,
@@ -27,13 +27,7 @@ const describeWithRedis = REDIS_INSTALLED ? describe : describe.skip;
 const RATE_LIMIT_MAX = 10;
 jest.setTimeout(90_000);
 
-let ctx: TestContext;
-beforeAll(async () => {
-  ctx = await createTestContext();
-});
-afterAll(async () => {
-  await ctx?.close();
-});
+useTestApp();
 
 /** What every instance of this file runs with, but its Redis. */
 const instanceEnv = () => ({

@@ -9,16 +9,12 @@ import path from 'node:path';
 import jwt from 'jsonwebtoken';
 import request from 'supertest';
 import { ConfigError, loadConfig } from '../src/config';
-import { createTestContext, type TestContext } from './helpers/test-app';
+import { useTestApp } from './helpers/test-app';
 import { agent } from './helpers/agent';
 import { refreshCookieOf, registerUser, uniqueEmail } from './helpers/users';
 
-let ctx: TestContext;
-const api = agent(() => ctx.app);
-beforeAll(async () => {
-  ctx = await createTestContext();
-});
-afterAll(() => ctx.close());
+const ctx = useTestApp();
+const api = ctx.api;
 
 const SECRETS = { JWT_ACCESS_SECRET: 'a'.repeat(32), JWT_REFRESH_SECRET: 'b'.repeat(32) };
 const production = {

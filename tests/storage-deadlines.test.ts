@@ -15,34 +15,24 @@ import { createReconciliationService } from '../src/services/reconciliation.serv
 import { createBannerStorage, type BannerStorage } from '../src/services/storage';
 import { createLocalStorage, localBannersDirectory } from '../src/services/storage/local-storage';
 import { createBlog, postBlog } from './helpers/blogs';
-import { startFakeCloudinary, type FakeCloudinary } from './helpers/fake-cloudinary';
+import { cloudinaryEnv, startFakeCloudinary, type FakeCloudinary } from './helpers/fake-cloudinary';
 import { makeImage } from './helpers/images';
 import { captureLog } from './helpers/log-capture';
-import { createTestContext, type TestContext } from './helpers/test-app';
+import { useTestApp } from './helpers/test-app';
 import { agent } from './helpers/agent';
-import { registerAdmin, type SignedInUser } from './helpers/users';
 
 let cloud: FakeCloudinary;
-let ctx: TestContext;
-let admin: SignedInUser;
 const DEADLINE_MS = '800';
 
 beforeAll(async () => {
   cloud = await startFakeCloudinary();
-  ctx = await createTestContext({
-    env: {
-      CLOUDINARY_URL: `cloudinary://${cloud.apiKey}:${cloud.apiSecret}@${cloud.cloudName}?upload_prefix=${cloud.url}`,
-      CLOUDINARY_FOLDER: 'deadline-banners',
-      STORAGE_SAVE_TIMEOUT_MS: DEADLINE_MS,
-    },
-  });
-  admin = await registerAdmin(ctx.app);
 });
+const ctx = useTestApp(() => ({
+  env: { ...cloudinaryEnv(cloud, 'deadline-banners'), STORAGE_SAVE_TIMEOUT_MS: DEADLINE_MS },
+}));
+const admin = ctx.signedInAdmin();
 afterEach(() => cloud.uploadMode('normal'));
-afterAll(async () => {
-  await ctx.close();
-  await cloud.close();
-});
+afterAll(() => cloud.close());
 
 async function eventually(probe: () => boolean | Promise<boolean>, limitMs = 15_000): Promise<boolean> {
   const until = Date.now() + limitMs;

@@ -3,14 +3,10 @@
  * is the client's own words and must not buy a fresh budget; behind one trusted proxy (TRUST_PROXY=1)
  * the address that proxy appended is the client's, and each client is counted on its own.
  */
-import { createTestContext, type TestContext } from './helpers/test-app';
+import { useTestApp } from './helpers/test-app';
 import { agent } from './helpers/agent';
 
-let ctx: TestContext;
-beforeAll(async () => {
-  ctx = await createTestContext();
-});
-afterAll(() => ctx.close());
+const ctx = useTestApp();
 
 const LIMIT = { RATE_LIMIT_MAX: '2', RATE_LIMIT_WINDOW_MS: '60000' };
 

@@ -14,8 +14,8 @@ import { createBlogApiClient, formDataBody, type BlogApiClient } from '../client
 import { bundleArguments } from './helpers/test-build';
 import { createBlog } from './helpers/blogs';
 import { makeImage } from './helpers/images';
-import { createTestContext, type TestContext } from './helpers/test-app';
-import { registerAdmin, uniqueEmail } from './helpers/users';
+import { useTestApp } from './helpers/test-app';
+import { uniqueEmail } from './helpers/users';
 
 const PROJECT_ROOT = path.resolve(__dirname, '..');
 const SCHEMA_FILE = path.join(PROJECT_ROOT, 'clients', 'typescript', 'schema.d.ts');
@@ -73,25 +73,21 @@ function fetchWithCookieJar(jar: Map<string, string>, calls: string[]) {
 }
 
 describe('typed client against the real app', () => {
-  let ctx: TestContext;
   let server: Server;
   let baseUrl: string;
   let publishedTitle: string;
+  // Declared before useTestApp: the server closes before the database goes (afterAll hooks run in order).
+  afterAll(() => new Promise<void>((resolve) => server.close(() => resolve())));
+  const ctx = useTestApp();
+  const admin = ctx.signedInAdmin();
 
   beforeAll(async () => {
-    ctx = await createTestContext();
-    const admin = await registerAdmin(ctx.app);
     publishedTitle = `A published post ${process.pid}`;
     await createBlog(ctx.app, admin, { title: publishedTitle, status: 'published' });
     await createBlog(ctx.app, admin, { title: `A draft ${process.pid}`, status: 'draft' });
     server = ctx.app.listen(0, '127.0.0.1');
     await new Promise<void>((resolve) => server.once('listening', resolve));
     baseUrl = `http://127.0.0.1:${(server.address() as AddressInfo).port}/api/v1`;
-  });
-
-  afterAll(async () => {
-    await new Promise<void>((resolve) => server.close(() => resolve()));
-    await ctx.close();
   });
 
   function newClient(): { api: BlogApiClient; jar: Map<string, string>; calls: string[] } {

@@ -6,20 +6,13 @@ import { buildOpenApiDocument } from '../src/openapi/document';
 import type { JsonSchema } from '../src/openapi/types';
 import { createBlog } from './helpers/blogs';
 import { makeImage } from './helpers/images';
-import { createTestContext, type TestContext } from './helpers/test-app';
-import { agent } from './helpers/agent';
-import { registerAdmin, registerUser, uniqueEmail, type SignedInUser } from './helpers/users';
+import { useTestApp } from './helpers/test-app';
+import { uniqueEmail } from './helpers/users';
 
-let ctx: TestContext;
-const api = agent(() => ctx.app);
-let user: SignedInUser;
-let admin: SignedInUser;
-beforeAll(async () => {
-  ctx = await createTestContext();
-  user = await registerUser(ctx.app);
-  admin = await registerAdmin(ctx.app);
-});
-afterAll(() => ctx.close());
+const ctx = useTestApp();
+const api = ctx.api;
+const user = ctx.signedInUser();
+const admin = ctx.signedInAdmin();
 
 const unknownField = (path: string, _sent: string) => ({
   type: 'field',

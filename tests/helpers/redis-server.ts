@@ -6,6 +6,7 @@
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { tmpdir } from 'node:os';
 import { createInterface } from 'node:readline';
+import { freePort } from '../../tools/lib/server';
 
 const START_TIMEOUT_MS = 15_000;
 
@@ -15,6 +16,11 @@ export interface RedisServer {
   /** Kills the server at once (SIGKILL), as a crash would. */
   kill(): Promise<void>;
   stop(): Promise<void>;
+}
+
+/** The URL of a Redis that is down: a port that was free a moment ago and that nothing listens on now. */
+export async function unreachableRedisUrl(): Promise<string> {
+  return `redis://127.0.0.1:${await freePort()}`;
 }
 
 export function redisServerInstalled(): boolean {

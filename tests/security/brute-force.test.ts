@@ -10,20 +10,14 @@ import { createApp } from '../../src/app';
 import { loadConfig } from '../../src/config';
 import { closeRedis, createRedisRateLimitStore, openRedis, type RedisClient } from '../../src/lib/redis';
 import { LOGIN_THROTTLE_MESSAGE } from '../../src/schemas/auth';
-import { redisServerInstalled, startRedisServer } from '../helpers/redis-server';
-import { createTestContext, type TestContext } from '../helpers/test-app';
+import { redisServerInstalled, startRedisServer, unreachableRedisUrl } from '../helpers/redis-server';
+import { useTestApp } from '../helpers/test-app';
 import { agent } from '../helpers/agent';
-import { registerUser, uniqueEmail, type SignedInUser } from '../helpers/users';
+import { registerUser, uniqueEmail } from '../helpers/users';
 import { expectCleanRefusal, expectDatabaseUnchanged } from './helpers';
-import { freePort } from '../../tools/lib/server';
 
-let ctx: TestContext;
-let victim: SignedInUser;
-beforeAll(async () => {
-  ctx = await createTestContext();
-  victim = await registerUser(ctx.app);
-});
-afterAll(() => ctx.close());
+const ctx = useTestApp();
+const victim = ctx.signedInUser();
 
 /** An app with its own (fresh) failure counts; proxies trusted so that each attempt can claim its own address. */
 const appWith = (env: Record<string, string> = {}) =>
@@ -193,7 +187,7 @@ describe('with the shared Redis store', () => {
 
   it('fails open when Redis is unreachable: logins go on being answered, never 429 or 500', async () => {
     const client = await openRedis({
-      url: `redis://127.0.0.1:${await freePort()}`,
+      url: await unreachableRedisUrl(),
       logger: ctx.logger,
       readyTimeoutMs: 200,
     });

@@ -17,20 +17,15 @@ import { PAGINATION } from '../../src/schemas/common';
 import { createBlog } from '../helpers/blogs';
 import { makeImage } from '../helpers/images';
 import { captureLog, settle } from '../helpers/log-capture';
-import { createTestContext, type TestContext } from '../helpers/test-app';
+import { PRODUCTION_ENV, useTestApp } from '../helpers/test-app';
 import { agent } from '../helpers/agent';
-import { bearer, registerAdmin, registerUser, type SignedInUser } from '../helpers/users';
+import { bearer, registerUser } from '../helpers/users';
 import { expectCleanRefusal, expectDatabaseUnchanged } from './helpers';
 
-let ctx: TestContext;
-let admin: SignedInUser;
-beforeAll(async () => {
-  ctx = await createTestContext();
-  admin = await registerAdmin(ctx.app);
-});
-afterAll(() => ctx.close());
+const ctx = useTestApp();
+const api = ctx.api;
+const admin = ctx.signedInAdmin();
 
-const api = agent(() => ctx.app);
 const storedFileOf = (url: string) => path.join(ctx.uploadsDir, 'banners', path.basename(new URL(url).pathname));
 
 /** Sends a Buffer body as its bytes (superagent would serialise it as JSON for a JSON Content-Type). */
@@ -185,10 +180,8 @@ describe('public URLs come from the configuration only', () => {
 
   it("builds the root's docs link on PUBLIC_URL in production, not on the Host header", async () => {
     const production = ctx.buildApp({
-      NODE_ENV: 'production',
-      MONGODB_URI: 'mongodb://unused.invalid/',
+      ...PRODUCTION_ENV,
       PUBLIC_URL: 'https://blog.example.com/',
-      BCRYPT_COST: '10',
       TRUST_PROXY: 'true',
     });
     const response = await agent(production.app)

@@ -5,6 +5,17 @@
  */
 import mongoose from 'mongoose';
 import type { Response } from 'supertest';
+import { createBlog } from '../helpers/blogs';
+import { useTestApp } from '../helpers/test-app';
+
+/** The app a security test file attacks, with an admin, a regular user and a published blog made before the tests. */
+export function useTargetApp() {
+  const ctx = useTestApp();
+  const admin = ctx.signedInAdmin();
+  const reader = ctx.signedInUser();
+  const published = ctx.fixture(() => createBlog(ctx.app, admin, { title: 'A published post', status: 'published' }));
+  return { ctx, api: ctx.api, admin, reader, published };
+}
 
 /** Every document of every collection of the test's database, in a stable order, as one string. */
 export async function databaseSnapshot(): Promise<string> {

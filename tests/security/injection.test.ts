@@ -8,25 +8,11 @@ import request from 'supertest';
 import { buildOpenApiDocument, operationsOf } from '../../src/openapi/document';
 import type { JsonSchema } from '../../src/openapi/types';
 import { UserModel } from '../../src/models/user.model';
-import { createBlog } from '../helpers/blogs';
-import { createTestContext, type TestContext } from '../helpers/test-app';
-import { agent } from '../helpers/agent';
-import { bearer, registerAdmin, registerUser, uniqueEmail, type SignedInUser } from '../helpers/users';
-import { databaseSnapshot, expectCleanRefusal, expectDatabaseUnchanged } from './helpers';
+import { bearer, registerUser, uniqueEmail } from '../helpers/users';
+import { databaseSnapshot, expectCleanRefusal, expectDatabaseUnchanged, useTargetApp } from './helpers';
 
-let ctx: TestContext;
-let admin: SignedInUser;
-let member: SignedInUser;
-let blog: { _id: string; slug: string };
-beforeAll(async () => {
-  ctx = await createTestContext();
-  admin = await registerAdmin(ctx.app);
-  member = await registerUser(ctx.app);
-  blog = await createBlog(ctx.app, admin, { status: 'published' });
-});
-afterAll(() => ctx.close());
+const { ctx, api, admin, reader: member, published: blog } = useTargetApp();
 
-const api = agent(() => ctx.app);
 const call = (method: string, url: string) =>
   (request(ctx.app) as unknown as Record<string, (url: string) => request.Test>)[method](url);
 const prototypeIsClean = () => {

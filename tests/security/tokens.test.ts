@@ -1,16 +1,12 @@
 import jwt from 'jsonwebtoken';
 import { SessionModel } from '../../src/models/session.model';
-import { createTestContext, type TestContext } from '../helpers/test-app';
+import { PRODUCTION_ENV, useTestApp } from '../helpers/test-app';
 import { agent } from '../helpers/agent';
 import { registerAdmin, registerUser } from '../helpers/users';
 
-let ctx: TestContext;
-beforeAll(async () => {
-  ctx = await createTestContext({ env: { CORS_ORIGINS: 'https://spa.example.com' } });
-});
-afterAll(() => ctx.close());
+const ctx = useTestApp({ env: { CORS_ORIGINS: 'https://spa.example.com' } });
+const api = ctx.api;
 
-const api = agent(() => ctx.app);
 const decode = (token: string) => jwt.decode(token) as { sub: string; sid: string; exp: number; iat: number };
 const currentUserWith = (token: string) => api.get('/users/current').set('Authorization', `Bearer ${token}`);
 
@@ -161,14 +157,7 @@ describe('HTTP hardening', () => {
 
 describe('in production', () => {
   it('marks the refresh cookie Secure', async () => {
-    // MONGODB_URI is only checked for presence here; the app uses this file's database connection.
-    const production = ctx.buildApp({
-      NODE_ENV: 'production',
-      MONGODB_URI: 'mongodb://unused.invalid/',
-      PUBLIC_URL: 'https://blog.example.com',
-      BCRYPT_COST: '10',
-      LOG_LEVEL: 'silent',
-    });
+    const production = ctx.buildApp({ ...PRODUCTION_ENV, PUBLIC_URL: 'https://blog.example.com', LOG_LEVEL: 'silent' });
     const response = await agent(production.app)
       .post('/auth/register')
       .send({ email: 'prod.user@example.com', password: 'password123' });

@@ -9,19 +9,12 @@ import { crc32 } from 'node:zlib';
 import request from 'supertest';
 import { BANNER_LIMITS } from '../../src/services/banner-image';
 import { makeImage } from '../helpers/images';
-import { createTestContext, type TestContext } from '../helpers/test-app';
-import { agent } from '../helpers/agent';
-import { registerAdmin, type SignedInUser } from '../helpers/users';
+import { useTestApp } from '../helpers/test-app';
 import { expectCleanRefusal, expectDatabaseUnchanged } from './helpers';
 
-let ctx: TestContext;
-const api = agent(() => ctx.app);
-let admin: SignedInUser;
-beforeAll(async () => {
-  ctx = await createTestContext();
-  admin = await registerAdmin(ctx.app);
-});
-afterAll(() => ctx.close());
+const ctx = useTestApp();
+const api = ctx.api;
+const admin = ctx.signedInAdmin();
 
 const bannersDir = () => path.join(ctx.uploadsDir, 'banners');
 const storedFiles = () => (existsSync(bannersDir()) ? readdirSync(bannersDir()).sort() : []);

@@ -9,28 +9,12 @@
 import { parseFragment } from 'parse5';
 import sanitizeHtml from 'sanitize-html';
 import request from 'supertest';
-import { createBlog } from '../helpers/blogs';
-import { createTestContext, type TestContext } from '../helpers/test-app';
-import { agent } from '../helpers/agent';
-import { registerAdmin, registerUser, type SignedInUser } from '../helpers/users';
-import { expectCleanRefusal, expectDatabaseUnchanged } from './helpers';
+import { expectCleanRefusal, expectDatabaseUnchanged, useTargetApp } from './helpers';
 import fixture from './fixtures/xss-payloads.json';
 
 const PAYLOADS: string[] = fixture.payloads;
 
-let ctx: TestContext;
-let admin: SignedInUser;
-let reader: SignedInUser;
-let blog: { _id: string; slug: string };
-beforeAll(async () => {
-  ctx = await createTestContext();
-  admin = await registerAdmin(ctx.app);
-  reader = await registerUser(ctx.app);
-  blog = await createBlog(ctx.app, admin, { status: 'published' });
-});
-afterAll(() => ctx.close());
-
-const api = agent(() => ctx.app);
+const { api, admin, reader, published: blog } = useTargetApp();
 
 const ALLOWED_TAGS = new Set([...sanitizeHtml.defaults.allowedTags, 'img']);
 const SAFE_SCHEMES = { href: ['http:', 'https:', 'mailto:'], src: ['http:', 'https:'] } as const;
