@@ -1,8 +1,9 @@
 /**
  * Counts the assertions each test makes, when ASSERTION_COUNT_FILE names a file: one JSON line per test
  * ({ file, test, assertions }) is appended to it. Off otherwise. Used to show that a refactoring of the
- * tests kept every assertion: `ASSERTION_COUNT_FILE=/tmp/a.jsonl npx jest`, then sum the lines
- * (`node tools/... ` is not needed: `jq -s 'map(.assertions) | add' /tmp/a.jsonl`).
+ * tests kept every assertion: `ASSERTION_COUNT_FILE=/tmp/a.jsonl npx jest`, then
+ * `jq -s 'map(.assertions) | add' /tmp/a.jsonl`. Jest runs no afterEach for it.concurrent tests, so those
+ * (graceful-shutdown, one of scale-out) are not counted.
  */
 import { appendFileSync } from 'node:fs';
 import path from 'node:path';
