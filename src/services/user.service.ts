@@ -8,11 +8,14 @@ import { NotFound, RequestValidationError } from '../errors/http-errors';
 import {
   SOCIAL_NETWORKS,
   USER_LIMITS,
+  USER_VIEW_FIELDS,
   UserModel,
+  userView,
   type Role,
   type SocialNetwork,
   type UserDocument,
 } from '../models/user.model';
+import type { UserView } from '../schemas/user';
 import type { AuthChanges } from '../lib/auth-changes';
 import { cpuBoundLimit } from '../lib/cpu-bound';
 import { duplicateKeyField } from '../lib/mongo-errors';
@@ -116,19 +119,27 @@ export function createUserService(options: { bcryptCost: number; authChanges: Au
     return { passwordChanged: update.password !== undefined };
   }
 
+  /** The account itself, for work on it (deletion); 404 when there is none. */
   async function findUserById(userId: string): Promise<UserDocument> {
     const user = await UserModel.findById(userId);
     if (!user) throw new NotFound('User not found');
     return user;
   }
 
-  /** Every account, newest first. */
-  async function listUsers(page: { limit: number; offset: number }): Promise<{ total: number; users: UserDocument[] }> {
+  /** An account as the API shows it; 404 when there is none. */
+  async function getUser(userId: string): Promise<UserView> {
+    const user = await UserModel.findById(userId, USER_VIEW_FIELDS).lean();
+    if (!user) throw new NotFound('User not found');
+    return userView(user);
+  }
+
+  /** Every account as the API shows it, newest first. */
+  async function listUsers(page: { limit: number; offset: number }): Promise<{ total: number; users: UserView[] }> {
     const [total, users] = await Promise.all([
       UserModel.countDocuments(),
-      UserModel.find().sort({ createdAt: -1, _id: -1 }).skip(page.offset).limit(page.limit),
+      UserModel.find({}, USER_VIEW_FIELDS).sort({ createdAt: -1, _id: -1 }).skip(page.offset).limit(page.limit).lean(),
     ]);
-    return { total, users };
+    return { total, users: users.map((user) => userView(user)) };
   }
 
   return {
@@ -138,6 +149,7 @@ export function createUserService(options: { bcryptCost: number; authChanges: Au
     comparePasswordOfUnknownUser,
     updateProfile,
     findUserById,
+    getUser,
     listUsers,
   };
 }

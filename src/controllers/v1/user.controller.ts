@@ -41,7 +41,7 @@ export function createUserController({ users, sessions, accounts, accountCleanup
     },
 
     async getUser(req: Request, res: Response) {
-      res.json({ user: await users.findUserById(matchedData(req).userId) });
+      res.json({ user: await users.getUser(matchedData(req).userId) });
     },
 
     async deleteUser(req: Request, res: Response) {
