@@ -15,6 +15,7 @@ import { pingDatabase } from './lib/database';
 import type { Logger } from './lib/logger';
 import { createMetrics, type AppMetrics } from './lib/metrics';
 import { authenticate } from './middlewares/authenticate';
+import { warnUnlistedOrigins } from './middlewares/cors-warning';
 import { errorHandler, notFoundHandler } from './middlewares/error-handler';
 import { measureRequests, recordRefusals } from './middlewares/metrics';
 import { createLoginThrottle } from './middlewares/login-throttle';
@@ -135,6 +136,7 @@ export function createApp({
   });
   // JSON over 1 KB (a page of blogs is ~130 KB of HTML content) is compressed for clients that accept it.
   app.use(compression({ threshold: COMPRESSION_THRESHOLD_BYTES }));
+  app.use(warnUnlistedOrigins({ allowed: config.corsOrigins, logger }));
   app.use(
     cors({
       origin: config.corsOrigins.length > 0 ? [...config.corsOrigins] : false,

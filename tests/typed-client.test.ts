@@ -5,11 +5,13 @@
  * Node's fetch has no cookie jar, so the test hands the client a fetch with one, as a browser has.
  */
 import { execFile } from 'node:child_process';
-import { readFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import path from 'node:path';
 import { promisify } from 'node:util';
+import ts from 'typescript';
 import { createBlogApiClient, formDataBody, type BlogApiClient } from '../clients/typescript';
 import { bundleArguments } from './helpers/test-build';
 import { createBlog } from './helpers/blogs';
@@ -49,6 +51,74 @@ describe('typed client types (clients/typescript/schema.d.ts)', () => {
     }
     expect(fresh).toContain('"/auth/refresh-token"');
   }, 90_000); // a child process on a loaded machine: generous, and a deadline all the same
+});
+
+/**
+ * Type-checks `calls` (statements using `api`, a BlogApiClient) as a front end would, and gives the
+ * errors by the call's line (1-based within `calls`).
+ */
+function typeErrorsOf(calls: string[]): Map<number, string> {
+  const directory = mkdtempSync(path.join(tmpdir(), 'typed-client-usage-'));
+  const file = path.join(directory, 'usage.ts');
+  const prelude = [
+    `import { createBlogApiClient } from ${JSON.stringify(path.join(PROJECT_ROOT, 'clients', 'typescript'))};`,
+    "const api = createBlogApiClient({ baseUrl: 'http://localhost:3000/api/v1' });",
+    'export async function usage(): Promise<void> {',
+  ];
+  writeFileSync(file, [...prelude, ...calls, '}', ''].join('\n'));
+  try {
+    const program = ts.createProgram([file], {
+      strict: true,
+      noEmit: true,
+      target: ts.ScriptTarget.ES2022,
+      module: ts.ModuleKind.CommonJS,
+      moduleResolution: ts.ModuleResolutionKind.Node10,
+      lib: ['lib.es2022.d.ts'],
+      types: ['node'],
+      typeRoots: [path.join(PROJECT_ROOT, 'node_modules', '@types')],
+      skipLibCheck: true,
+    });
+    const errors = new Map<number, string>();
+    for (const diagnostic of ts.getPreEmitDiagnostics(program)) {
+      if (diagnostic.file?.fileName !== file || diagnostic.start === undefined) {
+        throw new Error(
+          `unexpected error outside the usage: ${ts.flattenDiagnosticMessageText(diagnostic.messageText, '\n')}`,
+        );
+      }
+      const line = diagnostic.file.getLineAndCharacterOfPosition(diagnostic.start).line + 1 - prelude.length;
+      errors.set(line, ts.flattenDiagnosticMessageText(diagnostic.messageText, ' '));
+    }
+    return errors;
+  } finally {
+    rmSync(directory, { recursive: true, force: true });
+  }
+}
+
+describe('typed client bodies (compiled as a front end would)', () => {
+  it('refuses at compile time every field the API refuses as unknown, and accepts the documented ones and aliases', () => {
+    const refused = [
+      "await api.POST('/auth/login', { body: { email: 'a@example.com', password: 'password123', remember: true } });",
+      "await api.POST('/auth/login', { body: { email: 'a@example.com', password: 'password123', confirm_password: 'x' } });",
+      "await api.PUT('/users/current', { body: { nickname: 'Ada' } });",
+      "await api.PUT('/users/current', { body: { first_name: 'Ada', role: 'admin' } });",
+      "await api.POST('/auth/register', { body: { email: 'a@example.com', password: 'password123', username: 'ada' } });",
+      "await api.POST('/comments/blog/{blogId}', { params: { path: { blogId: 'x' } }, body: { content: 'Hi', author: 'x' } });",
+    ];
+    const accepted = [
+      "await api.POST('/auth/login', { body: { email: 'a@example.com', password: 'password123' } });",
+      "await api.POST('/auth/register', { body: { email: 'a@example.com', password: 'password123', confirm_password: 'password123', role: 'user' } });",
+      "await api.PUT('/users/current', { body: { firstName: 'Ada', lastName: 'L', socialLinks: { website: 'https://a.example' } } });",
+      "await api.PUT('/users/current', { body: { first_name: 'Ada', website: '', password: 'password123', confirm_password: 'password123' } });",
+      "await api.POST('/comments/blog/{blogId}', { params: { path: { blogId: 'x' } }, body: { content: 'Hi' } });",
+      "await api.POST('/auth/refresh-token');",
+      "const page = await api.GET('/blogs/', { params: { query: { limit: 10 } } }); page.data?.blogs.map((blog) => blog.title);",
+    ];
+
+    const errors = typeErrorsOf([...refused, ...accepted]);
+
+    expect([...errors.keys()].sort((a, b) => a - b)).toEqual(refused.map((_call, index) => index + 1));
+    for (const message of errors.values()) expect(message).toMatch(/not assignable to type 'never'/);
+  }, 60_000);
 });
 
 /** A fetch that keeps cookies per name, as a browser does for one site (paths and expiry aside). */

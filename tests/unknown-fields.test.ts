@@ -1,6 +1,6 @@
 /**
  * Unknown fields in request bodies are refused with 400 ValidationError naming each of them, so a client's
- * mistake (firstName for first_name, a read-only role) surfaces at once instead of a 200 that changed nothing.
+ * mistake (nickname for username, a read-only role) surfaces at once instead of a 200 that changed nothing.
  */
 import { buildOpenApiDocument } from '../src/openapi/document';
 import type { JsonSchema } from '../src/openapi/types';
@@ -23,11 +23,11 @@ const unknownField = (path: string, _sent: string) => ({
 });
 
 describe('PUT /users/current', () => {
-  it("refuses firstName (the response's name for first_name) with 400 and changes nothing", async () => {
-    const response = await api.as(user).put('/users/current').send({ firstName: 'Ada', last_name: 'Lovelace' });
+  it('refuses a field it does not know (nickname) with 400 and changes nothing', async () => {
+    const response = await api.as(user).put('/users/current').send({ nickname: 'Ada', last_name: 'Lovelace' });
 
     expect(response.status).toBe(400);
-    expect(response.body).toEqual({ code: 'ValidationError', errors: { firstName: unknownField('firstName', 'Ada') } });
+    expect(response.body).toEqual({ code: 'ValidationError', errors: { nickname: unknownField('nickname', 'Ada') } });
     const current = await api.as(user).get('/users/current');
     expect(current.body.user).not.toHaveProperty('lastName');
   });
@@ -36,12 +36,12 @@ describe('PUT /users/current', () => {
     const response = await api
       .as(user)
       .put('/users/current')
-      .send({ role: 'admin', socialLinks: { x: 'https://x.com/ada' }, username: 'bad name!' });
+      .send({ role: 'admin', links: { x: 'https://x.com/ada' }, username: 'bad name!' });
 
     expect(response.status).toBe(400);
-    expect(Object.keys(response.body.errors).sort()).toEqual(['role', 'socialLinks']);
+    expect(Object.keys(response.body.errors).sort()).toEqual(['links', 'role']);
     expect(response.body.errors.role).toEqual(unknownField('role', 'admin'));
-    expect(response.body.errors.socialLinks).toEqual(unknownField('socialLinks', '{"x":"https://x.com/ada"}'));
+    expect(response.body.errors.links).toEqual(unknownField('links', '{"x":"https://x.com/ada"}'));
     expect((await api.as(user).get('/users/current')).body.user.role).toBe('user');
   });
 

@@ -18,7 +18,13 @@
  * The refresh cookie only travels when the SPA and the API are same-site (docs/example-spa.md).
  * /healthz and /readyz live at the server's root, outside baseUrl: they are for operators, not SPAs.
  */
-import createClient, { type Client, type Middleware } from 'openapi-fetch';
+import createClient, {
+  type Client,
+  type ClientPathsWithMethod,
+  type FetchResponse,
+  type MaybeOptionalInit,
+  type Middleware,
+} from 'openapi-fetch';
 import type { components, operations, paths } from './schema';
 
 export type { components, operations, paths };
@@ -32,7 +38,41 @@ export interface BlogApiClientOptions {
   fetch?: (request: Request) => Promise<Response>;
 }
 
-export type BlogApiClient = Client<paths> & {
+type Method = 'get' | 'put' | 'post' | 'delete' | 'patch';
+type PathsWith<M extends Method> = ClientPathsWithMethod<Client<paths>, M>;
+type RequiredKeys<T> = { [K in keyof T]-?: T extends Record<K, unknown> ? K : never }[keyof T];
+/** The body an operation takes, as the document says (`never` when it takes none). */
+type BodyOf<Init> = NonNullable<NonNullable<Init> extends { body?: infer B } ? B : never>;
+/** Each field of `Given` that `Expected` does not have, typed `never`: sending one is a type error. */
+type NoExtraFields<Given, Expected> = { [K in Exclude<keyof Given, keyof Expected>]: never };
+/** The init argument: openapi-fetch's, and a body with the document's fields only. */
+type StrictInit<Init, Expected> = Init &
+  (Init extends { body?: infer Given } ? { body?: NoExtraFields<Given, Expected> } : unknown);
+
+/**
+ * openapi-fetch's method, with one more check. Its `Init` is a type parameter inferred from the argument,
+ * and a type argument is only checked for assignability to its constraint: TypeScript's excess property
+ * check applies to an object literal against a known type, never to an inferred one, so
+ * `{ body: { email, password, remember: true } }` met the constraint and compiled although the API refuses
+ * it (400, unknown field). Here the body's fields are compared with the document's by name.
+ */
+type StrictMethod<M extends Method> = <P extends PathsWith<M>, Init extends MaybeOptionalInit<paths[P], M>>(
+  url: P,
+  ...init: RequiredKeys<Init> extends never
+    ? [StrictInit<Init, BodyOf<MaybeOptionalInit<paths[P], M>>>?]
+    : [StrictInit<Init, BodyOf<MaybeOptionalInit<paths[P], M>>>]
+) => Promise<
+  paths[P][M] extends infer O extends Record<string | number, unknown>
+    ? FetchResponse<O, Init, `${string}/${string}`>
+    : never
+>;
+
+export type BlogApiClient = Omit<Client<paths>, 'GET' | 'PUT' | 'POST' | 'DELETE' | 'PATCH'> & {
+  GET: StrictMethod<'get'>;
+  PUT: StrictMethod<'put'>;
+  POST: StrictMethod<'post'>;
+  DELETE: StrictMethod<'delete'>;
+  PATCH: StrictMethod<'patch'>;
   /** The access token held in memory, if any. */
   readonly accessToken: string | undefined;
   /**

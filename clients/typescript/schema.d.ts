@@ -825,7 +825,7 @@ export interface components {
                 "application/json": components["schemas"]["Error"];
             };
         };
-        /** @description The body declares a charset or encoding the server cannot read */
+        /** @description The body is not sent as `application/json` (a bare fetch sends text/plain, a form x-www-form-urlencoded), or declares a charset or encoding the server cannot read */
         UnsupportedMediaType: {
             headers: {
                 "RateLimit-Limit": components["headers"]["RateLimitLimit"];
@@ -837,7 +837,7 @@ export interface components {
                 /**
                  * @example {
                  *       "code": "BadRequest",
-                 *       "message": "Unsupported request body encoding"
+                 *       "message": "Request body must be sent as JSON, with the header Content-Type: application/json"
                  *     }
                  */
                 "application/json": components["schemas"]["Error"];
@@ -1050,6 +1050,8 @@ export interface operations {
                     email: string;
                     /** @description 8 characters to 72 UTF-8 bytes (bcrypt reads no more); write-only */
                     password: string;
+                    /** @description Optional; when sent, must equal `password` (400 otherwise). Write-only */
+                    confirm_password?: string;
                     /**
                      * @description Optional; `admin` only for whitelisted emails
                      * @default user
@@ -1357,6 +1359,8 @@ export interface operations {
                     email?: string;
                     /** @description 8 characters to 72 UTF-8 bytes (bcrypt reads no more); write-only; ends the user's other sessions */
                     password?: string;
+                    /** @description Optional; when sent, must equal `password` (400 otherwise). Write-only */
+                    confirm_password?: string;
                     /** @description First name; "" removes it. Plain text, returned exactly as sent: render it as text, never as HTML. */
                     first_name?: string;
                     /** @description Last name; "" removes it. Plain text, returned exactly as sent: render it as text, never as HTML. */
@@ -1373,6 +1377,25 @@ export interface operations {
                     x?: "" | string;
                     /** @description An http(s) URL, or "" to remove the link */
                     youtube?: "" | string;
+                    /** @description Alias of `first_name` (the name responses use) */
+                    firstName?: string;
+                    /** @description Alias of `last_name` (the name responses use) */
+                    lastName?: string;
+                    /** @description Alias of the flat link fields, as responses nest them: `{"website": "https://..."}` */
+                    socialLinks?: {
+                        /** @description An http(s) URL, or "" to remove the link */
+                        website?: "" | string;
+                        /** @description An http(s) URL, or "" to remove the link */
+                        facebook?: "" | string;
+                        /** @description An http(s) URL, or "" to remove the link */
+                        instagram?: "" | string;
+                        /** @description An http(s) URL, or "" to remove the link */
+                        linkedin?: "" | string;
+                        /** @description An http(s) URL, or "" to remove the link */
+                        x?: "" | string;
+                        /** @description An http(s) URL, or "" to remove the link */
+                        youtube?: "" | string;
+                    };
                 };
             };
         };

@@ -1,5 +1,5 @@
 /** /auth: register, login, refresh and logout. */
-import { LOGIN_THROTTLE_MESSAGE, credentialsBody } from '../schemas/auth';
+import { LOGIN_THROTTLE_MESSAGE, credentialsBody, registerBody } from '../schemas/auth';
 import {
   BEARER,
   COMMON_RESPONSES,
@@ -15,26 +15,31 @@ import {
 import type { ContractPart, JsonSchema, Operation, Paths } from './types';
 
 /** Register's and login's body, with what `role` means for each. */
-const credentials = (roleNote: string): JsonSchema => {
-  const { role, ...fields } = credentialsBody.schema.properties;
-  return { ...credentialsBody.schema, properties: { ...fields, role: { ...role, description: roleNote } } };
+const credentials = (body: typeof credentialsBody | typeof registerBody, roleNote: string): JsonSchema => {
+  const { role, ...fields } = body.schema.properties;
+  return { ...body.schema, properties: { ...fields, role: { ...role, description: roleNote } } };
 };
 
 const setsRefreshCookie = { 'Set-Cookie': ref('headers', 'SetRefreshCookie') };
 const refreshCookieSecurity = [{ refreshCookie: [] }];
 
-const credentialsOperation = (operation: Omit<Operation, 'requestBody' | 'tags'>, roleNote: string): Operation => ({
+const credentialsOperation = (
+  body: typeof credentialsBody | typeof registerBody,
+  operation: Omit<Operation, 'requestBody' | 'tags'>,
+  roleNote: string,
+): Operation => ({
   tags: ['Auth'],
   ...operation,
   requestBody: {
     required: true,
-    content: json(credentials(roleNote), { email: 'ada@example.com', password: 'correct horse' }),
+    content: json(credentials(body, roleNote), { email: 'ada@example.com', password: 'correct horse' }),
   },
 });
 
 const authPaths: Paths = {
   '/auth/register': {
     post: credentialsOperation(
+      registerBody,
       {
         operationId: 'register',
         summary: 'Create an account and sign in',
@@ -70,6 +75,7 @@ const authPaths: Paths = {
   },
   '/auth/login': {
     post: credentialsOperation(
+      credentialsBody,
       {
         operationId: 'login',
         summary: 'Sign in with email and password',

@@ -191,8 +191,9 @@ export const responses: Record<string, ResponseObject> = {
     errorOf('ValidationError', 'Request body is too large'),
   ),
   UnsupportedMediaType: respond(
-    'The body declares a charset or encoding the server cannot read',
-    errorOf('BadRequest', 'Unsupported request body encoding'),
+    'The body is not sent as `application/json` (a bare fetch sends text/plain, a form x-www-form-urlencoded), ' +
+      'or declares a charset or encoding the server cannot read',
+    errorOf('BadRequest', 'Request body must be sent as JSON, with the header Content-Type: application/json'),
   ),
   TooManyRequests: respond(
     'Rate limit exceeded: RATE_LIMIT_MAX requests per window per client IP',

@@ -2,10 +2,12 @@
  * A user's fields, said once: roles, social networks and bounds (read by the model), the User and
  * PublicUser views the API shows, and the profile update's fields with their rules.
  */
-import { Type, type Static, type TOptional, type TString } from '@sinclair/typebox';
+import { Type, type Static, type TOptional, type TSchema, type TString } from '@sinclair/typebox';
+import type { ParamSchema, Schema } from 'express-validator';
 import {
   DateTimeRef,
   ObjectIdRef,
+  type Field,
   bodyOf,
   componentRef,
   optional,
@@ -164,8 +166,75 @@ const socialLinkField = (network: string) =>
   );
 
 /**
- * Every field optional. Read-only fields (`role`, `_id`) and response names (`firstName`, `socialLinks`)
- * are refused, not ignored.
+ * `confirm_password`, beside `password` wherever a password is set (sign-up, profile update): optional,
+ * and when sent it must equal `password` (what sign-up and settings forms send).
+ */
+export const confirmPasswordField = optional(
+  stringField(
+    'Password confirmation',
+    Type.String({ description: 'Optional; when sent, must equal `password` (400 otherwise). Write-only' }),
+    {
+      custom: {
+        options: (value: string, { req }: { req: { body?: Record<string, unknown> } }) => value === req.body?.password,
+        errorMessage: 'Password confirmation does not match the password',
+      },
+    },
+    { trim: false },
+  ),
+);
+
+/** An alias (a response's name) must agree with its request name when both are sent. */
+const agreesWith = (requestName: string, label: string): ParamSchema => ({
+  custom: {
+    options: (value: string, { req }: { req: { body?: Record<string, unknown> } }) =>
+      req.body?.[requestName] === undefined || req.body[requestName] === value,
+    errorMessage: `${label} and ${requestName} disagree: send one of them`,
+  },
+});
+
+const aliasOf = (requestName: string, field: Field<TOptional<TSchema>>, label: string): Field<TOptional<TSchema>> => ({
+  schema: Type.Optional(
+    Type.Unsafe({ ...field.schema, description: `Alias of \`${requestName}\` (the name responses use)` }),
+  ),
+  rules: { ...field.rules, ...agreesWith(requestName, label) },
+});
+
+const socialLinksAlias: Field = {
+  schema: Type.Optional(
+    Type.Object(
+      Object.fromEntries(
+        SOCIAL_NETWORKS.map((network) => [network, socialLinkField(network).schema as TOptional<TSchema>]),
+      ),
+      {
+        description: 'Alias of the flat link fields, as responses nest them: `{"website": "https://..."}`',
+        additionalProperties: false,
+      },
+    ),
+  ),
+  rules: {
+    optional: true,
+    custom: {
+      options: (value: unknown) =>
+        typeof value === 'object' &&
+        value !== null &&
+        !Array.isArray(value) &&
+        Object.keys(value).every((key) => (SOCIAL_NETWORKS as readonly string[]).includes(key)),
+      errorMessage: `socialLinks must be an object with only these fields: ${SOCIAL_NETWORKS.join(', ')}`,
+    },
+  },
+};
+
+/** The rules of the links nested in `socialLinks`, checked like the flat ones and compared with them. */
+export const socialLinksAliasRules: Schema = Object.fromEntries(
+  SOCIAL_NETWORKS.map((network) => [
+    `socialLinks.${network}`,
+    { ...socialLinkField(network).rules, ...agreesWith(network, `socialLinks.${network}`) },
+  ]),
+);
+
+/**
+ * Every field optional. Read-only fields (`role`, `_id`) and any other field are refused, not ignored.
+ * The response's names (`firstName`, `lastName`, `socialLinks`) are accepted as aliases.
  */
 export const profileUpdateBody = bodyOf(
   {
@@ -191,16 +260,44 @@ export const profileUpdateBody = bodyOf(
     ),
     email: optional(emailField),
     password: optional(passwordField("; ends the user's other sessions")),
+    confirm_password: confirmPasswordField,
     first_name: nameField('First name'),
     last_name: nameField('Last name'),
     ...(Object.fromEntries(SOCIAL_NETWORKS.map((network) => [network, socialLinkField(network)])) as Record<
       SocialNetwork,
       ReturnType<typeof socialLinkField>
     >),
+    firstName: aliasOf('first_name', nameField('First name'), 'firstName'),
+    lastName: aliasOf('last_name', nameField('Last name'), 'lastName'),
+    socialLinks: socialLinksAlias,
   },
   {
     description:
-      'Every field optional. Names arrive snake_case and links flat. Any other field (`role`, `firstName`, `socialLinks`, ...) ' +
-      'is refused with 400 ValidationError naming it.',
+      "Every field optional. Names arrive snake_case and links flat; the response's names (`firstName`, `lastName`, " +
+      '`socialLinks: {...}`) are accepted as aliases, refused (400) when they disagree with the request names. Any other ' +
+      'field (`role`, `_id`, ...) is refused with 400 ValidationError naming it.',
   },
 );
+
+/** The update as the service reads it: request names only, aliases folded in (they agree when both are sent). */
+export type ProfileUpdate = Partial<
+  Record<'username' | 'email' | 'password' | 'first_name' | 'last_name' | SocialNetwork, string>
+>;
+export function profileUpdateOf(
+  matched: ProfileUpdate & {
+    firstName?: string;
+    lastName?: string;
+    socialLinks?: Partial<Record<SocialNetwork, string>>;
+  },
+): ProfileUpdate {
+  const update: ProfileUpdate = {};
+  for (const key of ['username', 'email', 'password', 'first_name', 'last_name', ...SOCIAL_NETWORKS] as const) {
+    if (matched[key] !== undefined) update[key] = matched[key];
+  }
+  update.first_name ??= matched.firstName;
+  update.last_name ??= matched.lastName;
+  for (const network of SOCIAL_NETWORKS) update[network] ??= matched.socialLinks?.[network];
+  for (const key of Object.keys(update) as Array<keyof ProfileUpdate>)
+    if (update[key] === undefined) delete update[key];
+  return update;
+}

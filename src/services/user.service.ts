@@ -12,10 +12,9 @@ import {
   UserModel,
   userView,
   type Role,
-  type SocialNetwork,
   type UserDocument,
 } from '../models/user.model';
-import type { UserView } from '../schemas/user';
+import type { ProfileUpdate, UserView } from '../schemas/user';
 import type { AuthChanges } from '../lib/auth-changes';
 import { cpuBoundLimit } from '../lib/cpu-bound';
 import { duplicateKeyField } from '../lib/mongo-errors';
@@ -154,8 +153,6 @@ export function createUserService(options: { bcryptCost: number; authChanges: Au
   };
 }
 
-export type ProfileUpdate = Partial<
-  Record<'username' | 'email' | 'password' | 'first_name' | 'last_name' | SocialNetwork, string>
->;
+export type { ProfileUpdate };
 
 export type UserService = ReturnType<typeof createUserService>;

@@ -1,16 +1,17 @@
 /** express-validator chains for /auth; the fields and their rules are src/schemas/auth.ts's. */
 import { checkSchema, cookie } from 'express-validator';
-import { credentialsBody } from '../schemas/auth';
-import { jsonObjectBody } from './common.validators';
+import { credentialsBody, registerBody } from '../schemas/auth';
+import { jsonContentType, jsonObjectBody } from './common.validators';
 import { onlyFields } from './unknown-fields';
 
-const credentials = [
-  onlyFields(credentialsBody.fields),
+const credentials = (body: typeof credentialsBody | typeof registerBody) => [
+  jsonContentType,
+  onlyFields(body.fields),
   jsonObjectBody,
-  ...checkSchema(credentialsBody.rules, ['body']),
+  ...checkSchema(body.rules, ['body']),
 ];
-export const registerValidators = credentials;
-export const loginValidators = credentials;
+export const registerValidators = credentials(registerBody);
+export const loginValidators = credentials(credentialsBody);
 
 /** The cookie is checked for presence first (401, see requireRefreshCookie); here only its form. */
 export const refreshCookieValidators = [cookie('refreshToken').isJWT().withMessage('Refresh token must be a JWT')];

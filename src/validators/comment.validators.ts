@@ -2,10 +2,11 @@
 import { checkSchema } from 'express-validator';
 import { newCommentBody } from '../schemas/comment';
 import { blogIdValidators } from './blog.validators';
-import { objectIdParam, pagination } from './common.validators';
+import { jsonContentType, objectIdParam, pagination } from './common.validators';
 import { onlyFields } from './unknown-fields';
 
 export const addCommentValidators = [
+  jsonContentType,
   onlyFields(newCommentBody.fields),
   ...blogIdValidators,
   ...checkSchema(newCommentBody.rules, ['body']),

@@ -3,7 +3,9 @@
  * Every field first proves it is a single string, so arrays and operator objects
  * such as `{"$gt": ""}` stop here with a 400 and never reach a query.
  */
+import type { NextFunction, Request, Response } from 'express';
 import { body, checkSchema, param, type ValidationChain } from 'express-validator';
+import { UnsupportedMediaType } from '../errors/http-errors';
 import { PAGE_QUERY } from '../schemas/common';
 
 /**
@@ -15,6 +17,23 @@ export const jsonObjectBody: ValidationChain = body()
     (value: unknown) => value === undefined || (typeof value === 'object' && value !== null && !Array.isArray(value)),
   )
   .withMessage('Request body must be a JSON object');
+
+/** What a JSON route says to a body of another type. */
+export const JSON_CONTENT_TYPE_MESSAGE =
+  'Request body must be sent as JSON, with the header Content-Type: application/json';
+
+/**
+ * A JSON route's body, when there is one, must say it is JSON: express.json leaves any other type unread,
+ * so a bare `fetch` (text/plain) or a form (application/x-www-form-urlencoded) would otherwise meet "Email is
+ * required", or a 200 that changed nothing. 415 in the spec's error shape instead. A request without a body
+ * (no Content-Length, or 0, and no Transfer-Encoding) passes, whatever its Content-Type.
+ */
+export function jsonContentType(req: Request, _res: Response, next: NextFunction): void {
+  const length = req.headers['content-length'];
+  const hasBody = req.headers['transfer-encoding'] !== undefined || (length !== undefined && length !== '0');
+  if (hasBody && !req.is('application/json')) throw new UnsupportedMediaType(JSON_CONTENT_TYPE_MESSAGE);
+  next();
+}
 
 export function objectIdParam(name: string, label: string): ValidationChain {
   return param(name).isMongoId().withMessage(`${label} must be a valid id`);

@@ -5,7 +5,8 @@ import { sessionIdOf, signedInUser } from '../../lib/request-locals';
 import type { AccountCleanup, AccountService } from '../../services/account.service';
 import { pageOf } from '../../services/pagination';
 import type { SessionService } from '../../services/session.service';
-import type { ProfileUpdate, UserService } from '../../services/user.service';
+import { profileUpdateOf } from '../../schemas/user';
+import type { UserService } from '../../services/user.service';
 
 interface UserControllerDeps {
   users: UserService;
@@ -23,7 +24,10 @@ export function createUserController({ users, sessions, accounts, accountCleanup
     async updateCurrentUser(req: Request, res: Response) {
       // Saving a user deleted meanwhile fails with DocumentNotFoundError, which answers 404.
       const user = signedInUser(res);
-      const { passwordChanged } = await users.updateProfile(user, matchedData<ProfileUpdate>(req));
+      const { passwordChanged } = await users.updateProfile(
+        user,
+        profileUpdateOf(matchedData<Parameters<typeof profileUpdateOf>[0]>(req)),
+      );
       // A new password ends every other session; the one that changed it stays signed in.
       if (passwordChanged) await sessions.closeOtherSessions(user._id, sessionIdOf(res));
       res.json({ user });
