@@ -152,7 +152,8 @@ async function startRedis(config: Config, logger: Logger, metrics: AppMetrics): 
     return { readinessChecks: {} };
   }
   const client = await openRedis({ url: config.redisUrl, logger });
-  const authChanges = await RedisAuthChanges.open(client, logger);
+  // Redis that did not answer the first connection will not answer the second at once: no second wait.
+  const authChanges = await RedisAuthChanges.open(client, logger, client.isReady ? undefined : 0);
   const readinessChecks = { redis: () => pingRedis(client) };
   metrics.watchRedis(() => client.isReady);
   logger.info('rate limit and auth changes: shared through Redis (REDIS_URL)');
