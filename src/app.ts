@@ -105,8 +105,12 @@ export function createApp({
   app.disable('x-powered-by');
   app.set('trust proxy', config.trustProxy);
 
-  const sessions = createSessionService(config.jwt, authChanges);
-  const users = createUserService({ bcryptCost: config.bcryptCost, authChanges });
+  const sessions = createSessionService(config.jwt, authChanges, logger);
+  const users = createUserService({
+    bcryptCost: config.bcryptCost,
+    authChanges,
+    requireCurrentPassword: config.requireCurrentPassword,
+  });
   const accounts = createAccountService({ authChanges });
   const blogs = createBlogService({ storage, logger, accounts });
   const engagement = createEngagementService({ blogs, accounts });

@@ -137,6 +137,25 @@ describeWithRedis('two instances sharing MongoDB and Redis', () => {
     expect(currentOnB.status).toBe(401);
   });
 
+  it('sees on B a session ended on A from the sessions list: its tokens stop working there at once', async () => {
+    const signUp = { body: { email: 'lost-phone@example.com', password: 'password123' } };
+    const laptop = (await (await post(a, '/api/v1/auth/register', signUp)).json()) as { accessToken: string };
+    const phone = await post(b, '/api/v1/auth/login', signUp);
+    const phoneToken = `Bearer ${((await phone.json()) as { accessToken: string }).accessToken}`;
+    expect((await get(b, '/api/v1/users/current', { authorization: phoneToken })).status).toBe(200);
+
+    const ended = await fetch(`${a.baseUrl}/api/v1/auth/sessions`, {
+      method: 'DELETE',
+      headers: { authorization: `Bearer ${laptop.accessToken}` },
+    });
+    const currentOnB = await get(b, '/api/v1/users/current', { authorization: phoneToken });
+    const refreshOnB = await post(b, '/api/v1/auth/refresh-token', { headers: { cookie: refreshCookieOf(phone) } });
+
+    expect(ended.status).toBe(204);
+    expect(currentOnB.status).toBe(401);
+    expect(refreshOnB.status).toBe(401);
+  });
+
   it('sees on B at once a role raised by npm run make-admin, which announces it through Redis', async () => {
     const registered = await post(a, '/api/v1/auth/register', {
       body: { email: 'promoted@example.com', password: 'password123' },

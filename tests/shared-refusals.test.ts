@@ -21,7 +21,9 @@ beforeAll(async () => {
   const blog = await createBlog(ctx.app, admin, { status: 'published' });
   await ctx.api.as(reader).post(`/likes/blog/${blog._id}`).expect(200);
   const comment = await ctx.api.as(reader).post(`/comments/blog/${blog._id}`).send({ content: 'First!' }).expect(201);
+  const sessions = await ctx.api.as(reader).get('/auth/sessions').expect(200);
   Object.assign(ids, {
+    sessionId: sessions.body.sessions[0]._id,
     blogId: blog._id,
     slug: blog.slug,
     userId: reader.user._id,
@@ -61,6 +63,7 @@ const allowedUser = (operation: DocumentedOperation) => (isAdminOnly(operation) 
 
 /** Every route with an id in its path, as the tables below find them in the contract. */
 const ROUTES_WITH_ID = [
+  'DELETE /auth/sessions/{sessionId}',
   'GET /users/{userId}',
   'DELETE /users/{userId}',
   'GET /blogs/user/{userId}',
@@ -75,8 +78,9 @@ const ROUTES_WITH_ID = [
 
 describe('without a token', () => {
   it('covers every route behind the access token', () => {
+    const sessions = ['GET /auth/sessions', 'DELETE /auth/sessions'];
     const others = ['GET /users/current', 'PUT /users/current', 'DELETE /users/current', 'GET /users/', 'GET /blogs/'];
-    const withoutId = [...others, 'POST /blogs/', 'GET /blogs/{slug}', 'GET /comments/'];
+    const withoutId = [...sessions, ...others, 'POST /blogs/', 'GET /blogs/{slug}', 'GET /comments/'];
     expect(bearerOnly.map(name).sort()).toEqual([...withoutId, ...ROUTES_WITH_ID].sort());
   });
 
@@ -103,7 +107,7 @@ describe('an unknown well-formed id', () => {
     async (_name, operation) => {
       const param = idParameterOf(operation)!;
       const response = await send(operation, allowedUser(operation), { [param]: UNKNOWN_ID });
-      const resource = { blogId: 'Blog', userId: 'User', commentId: 'Comment' }[param];
+      const resource = { blogId: 'Blog', userId: 'User', commentId: 'Comment', sessionId: 'Session' }[param];
       expect(response.status).toBe(404);
       expect(response.body).toEqual({ code: 'NotFound', message: `${resource} not found` });
     },

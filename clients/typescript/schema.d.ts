@@ -129,6 +129,50 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/auth/sessions": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The signed-in user's sessions, where they are signed in
+         * @description Each login or register opens one; logout, a password change or ending it here closes it. Newest first, at most the 100 most recent (older ones still work, and `DELETE /auth/sessions` ends them too).
+         */
+        get: operations["listSessions"];
+        put?: never;
+        post?: never;
+        /**
+         * End every session of the signed-in user but this one (sign out everywhere else)
+         * @description Their access and refresh tokens stop working at once, on every instance.
+         */
+        delete: operations["endOtherSessions"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/auth/sessions/{sessionId}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        /**
+         * End one session of the signed-in user (a lost phone)
+         * @description Its access and refresh tokens stop working at once, on every instance. Ending the current session signs this client out without clearing its cookie (logout also clears it).
+         */
+        delete: operations["endSession"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/users/current": {
         parameters: {
             query?: never;
@@ -567,6 +611,32 @@ export interface components {
          */
         RateLimited: {
             error: string;
+        };
+        /**
+         * @example {
+         *       "_id": "6b03359a24f41420bf3bfc3f",
+         *       "createdAt": "2026-11-22T18:34:02.263Z",
+         *       "lastUsedAt": "2026-11-23T09:12:44.010Z",
+         *       "userAgent": "Mozilla/5.0 (X11; Linux x86_64; rv:135.0) Gecko/20100101 Firefox/135.0",
+         *       "ip": "203.0.113.7",
+         *       "current": true
+         *     }
+         */
+        Session: {
+            _id: components["schemas"]["ObjectId"];
+            createdAt: components["schemas"]["DateTime"];
+            /** @description When its access or refresh token was last used, to within 60 seconds; null for sessions older than this field */
+            lastUsedAt: components["schemas"]["DateTime"] | null;
+            /** @description The User-Agent header at login or register, cut to 200 characters; null when not sent or not recorded */
+            userAgent: string | null;
+            /** @description The client address at login or register (behind a proxy: as TRUST_PROXY says); null when not recorded */
+            ip: string | null;
+            /** @description Whether this is the session of the access token that asked */
+            current: boolean;
+        };
+        SessionList: {
+            /** @description The live sessions, newest first; at most the 100 most recent */
+            sessions: components["schemas"]["Session"][];
         };
         /**
          * @example {
@@ -1291,6 +1361,119 @@ export interface operations {
             503: components["responses"]["ServiceUnavailable"];
         };
     };
+    listSessions: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The live sessions */
+            200: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "sessions": [
+                     *         {
+                     *           "_id": "6b03359a24f41420bf3bfc3f",
+                     *           "createdAt": "2026-11-22T18:34:02.263Z",
+                     *           "lastUsedAt": "2026-11-23T09:12:44.010Z",
+                     *           "userAgent": "Mozilla/5.0 (X11; Linux x86_64; rv:135.0) Gecko/20100101 Firefox/135.0",
+                     *           "ip": "203.0.113.7",
+                     *           "current": true
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": components["schemas"]["SessionList"];
+                };
+            };
+            401: components["responses"]["Unauthenticated"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["ServerError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    endOtherSessions: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Every other session ended; no body */
+            204: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            401: components["responses"]["Unauthenticated"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["ServerError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    endSession: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The session's _id, as GET /auth/sessions lists it */
+                sessionId: components["schemas"]["ObjectId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The session ended; no body */
+            204: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            400: components["responses"]["ValidationFailed"];
+            401: components["responses"]["Unauthenticated"];
+            /** @description The signed-in user has no session of this id (ended, expired, or another user's) */
+            404: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "NotFound",
+                     *       "message": "Session not found"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["ServerError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
     getCurrentUser: {
         parameters: {
             query?: never;
@@ -1361,6 +1544,8 @@ export interface operations {
                     password?: string;
                     /** @description Optional; when sent, must equal `password` (400 otherwise). Write-only */
                     confirm_password?: string;
+                    /** @description Optional; when sent, must be the account's password (400 otherwise). Required to change `password` or `email` when the operator sets REQUIRE_CURRENT_PASSWORD. Write-only */
+                    current_password?: string;
                     /** @description First name; "" removes it. Plain text, returned exactly as sent: render it as text, never as HTML. */
                     first_name?: string;
                     /** @description Last name; "" removes it. Plain text, returned exactly as sent: render it as text, never as HTML. */

@@ -72,6 +72,8 @@ const environmentSchema = z.object({
   PUBLIC_READS: boolean(false),
   // Reads may rely on a session check kept for this long (0: every request asks the database); docs/performance.md.
   AUTH_CACHE_TTL_MS: integer(5000, 0, 60_000),
+  // PUT /users/current must carry current_password to change the password or email (the interface has no such field).
+  REQUIRE_CURRENT_PASSWORD: boolean(false),
   TRUST_PROXY: optionalString,
   LOG_LEVEL: z.preprocess(emptyToUndefined, z.enum(['silent', 'error', 'warn', 'info', 'http', 'debug']).optional()),
   JSON_BODY_LIMIT: z.preprocess(emptyToUndefined, z.string().default('100kb')),
@@ -219,6 +221,8 @@ export interface Config {
    * a role change or a deletion made elsewhere shows on such reads within this time; writes always check.
    */
   authCacheTtlMs: number;
+  /** A change of password or email through PUT /users/current must carry the current password; off by default. */
+  requireCurrentPassword: boolean;
   trustProxy: TrustProxy;
   logLevel: string;
   jsonBodyLimit: string;
@@ -423,6 +427,7 @@ export function loadConfig(
     refreshCookie: { sameSite: env.COOKIE_SAMESITE, secure: cookieSecure },
     publicReads: env.PUBLIC_READS,
     authCacheTtlMs: env.AUTH_CACHE_TTL_MS,
+    requireCurrentPassword: env.REQUIRE_CURRENT_PASSWORD,
     trustProxy: parseTrustProxy(env.TRUST_PROXY),
     logLevel: env.LOG_LEVEL ?? (env.NODE_ENV === 'test' ? 'silent' : 'info'),
     jsonBodyLimit: env.JSON_BODY_LIMIT,

@@ -4,6 +4,7 @@
  * both tokens at once: logout, password change and account deletion rely on that.
  */
 import { Schema, model, type HydratedDocument, type InferSchemaType } from 'mongoose';
+import { USER_AGENT_MAX_LENGTH } from '../schemas/session';
 
 const sessionSchema = new Schema(
   {
@@ -13,6 +14,10 @@ const sessionSchema = new Schema(
     // TTL index: MongoDB purges expired sessions eventually; the code still checks expiry on every use,
     // since the purge runs only once a minute (and the offline stand-in does not run it at all)
     expiresAt: { type: Date, required: true, index: { expireAfterSeconds: 0 } },
+    // What its owner sees of it (GET /auth/sessions, src/schemas/session.ts); absent on sessions opened before
+    userAgent: { type: String, maxlength: USER_AGENT_MAX_LENGTH },
+    ip: String,
+    lastUsedAt: Date,
   },
   { timestamps: { createdAt: true, updatedAt: false } },
 );

@@ -1,8 +1,10 @@
-/** /auth: register, login, refresh and logout. */
+/** /auth: register, login, refresh and logout, and the signed-in user's sessions. */
 import { LOGIN_THROTTLE_MESSAGE, credentialsBody, registerBody } from '../schemas/auth';
+import { SESSIONS_LISTED, SessionListSchema, SessionSchema } from '../schemas/session';
 import {
   BEARER,
   COMMON_RESPONSES,
+  EXAMPLE_ID,
   JSON_BODY_RESPONSES,
   exampleTokens,
   exampleUser,
@@ -136,8 +138,80 @@ const authPaths: Paths = {
   },
 };
 
+const exampleSession = {
+  _id: EXAMPLE_ID,
+  createdAt: '2026-11-22T18:34:02.263Z',
+  lastUsedAt: '2026-11-23T09:12:44.010Z',
+  userAgent: 'Mozilla/5.0 (X11; Linux x86_64; rv:135.0) Gecko/20100101 Firefox/135.0',
+  ip: '203.0.113.7',
+  current: true,
+};
+const sessionEnded = (description: string) => respond(`${description}; no body`);
+
+const sessionPaths: Paths = {
+  '/auth/sessions': {
+    get: {
+      operationId: 'listSessions',
+      tags: ['Auth'],
+      summary: "The signed-in user's sessions, where they are signed in",
+      description:
+        `Each login or register opens one; logout, a password change or ending it here closes it. Newest first, at most the ${SESSIONS_LISTED} ` +
+        'most recent (older ones still work, and `DELETE /auth/sessions` ends them too).',
+      security: BEARER,
+      responses: {
+        '200': respond('The live sessions', json(schemaRef('SessionList'), { sessions: [exampleSession] })),
+        '401': ref('responses', 'Unauthenticated'),
+        ...COMMON_RESPONSES,
+      },
+    },
+    delete: {
+      operationId: 'endOtherSessions',
+      tags: ['Auth'],
+      summary: 'End every session of the signed-in user but this one (sign out everywhere else)',
+      description: 'Their access and refresh tokens stop working at once, on every instance.',
+      security: BEARER,
+      responses: {
+        '204': sessionEnded('Every other session ended'),
+        '401': ref('responses', 'Unauthenticated'),
+        ...COMMON_RESPONSES,
+      },
+    },
+  },
+  '/auth/sessions/{sessionId}': {
+    delete: {
+      operationId: 'endSession',
+      tags: ['Auth'],
+      summary: 'End one session of the signed-in user (a lost phone)',
+      description:
+        'Its access and refresh tokens stop working at once, on every instance. Ending the current session signs this ' +
+        'client out without clearing its cookie (logout also clears it).',
+      security: BEARER,
+      parameters: [
+        {
+          name: 'sessionId',
+          in: 'path',
+          required: true,
+          description: "The session's _id, as GET /auth/sessions lists it",
+          schema: schemaRef('ObjectId'),
+        },
+      ],
+      responses: {
+        '204': sessionEnded('The session ended'),
+        '400': ref('responses', 'ValidationFailed'),
+        '401': ref('responses', 'Unauthenticated'),
+        '404': respond(
+          "The signed-in user has no session of this id (ended, expired, or another user's)",
+          json(schemaRef('Error'), { code: 'NotFound', message: 'Session not found' }),
+        ),
+        ...COMMON_RESPONSES,
+      },
+    },
+  },
+};
+
 /** Every operation of /auth uses the database. */
 export const authContract: ContractPart = {
-  paths: withDatabaseResponses(authPaths),
-  tags: [{ name: 'Auth', description: 'Accounts, sign-in and tokens' }],
+  paths: withDatabaseResponses({ ...authPaths, ...sessionPaths }),
+  schemas: { Session: { ...SessionSchema, example: exampleSession }, SessionList: SessionListSchema },
+  tags: [{ name: 'Auth', description: 'Accounts, sign-in and tokens, and where one is signed in' }],
 };

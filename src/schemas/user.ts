@@ -261,6 +261,18 @@ export const profileUpdateBody = bodyOf(
     email: optional(emailField),
     password: optional(passwordField("; ends the user's other sessions")),
     confirm_password: confirmPasswordField,
+    current_password: optional(
+      stringField(
+        'Current password',
+        Type.String({
+          description:
+            "Optional; when sent, must be the account's password (400 otherwise). Required to change `password` or `email` " +
+            'when the operator sets REQUIRE_CURRENT_PASSWORD. Write-only',
+        }),
+        {},
+        { trim: false },
+      ),
+    ),
     first_name: nameField('First name'),
     last_name: nameField('Last name'),
     ...(Object.fromEntries(SOCIAL_NETWORKS.map((network) => [network, socialLinkField(network)])) as Record<

@@ -46,7 +46,12 @@ function usernameCandidate(base: string, attempt: number): string {
   return `${base.slice(0, USER_LIMITS.username - SUFFIX_LENGTH - 1)}-${suffix}`;
 }
 
-export function createUserService(options: { bcryptCost: number; authChanges: AuthChanges }) {
+export function createUserService(options: {
+  bcryptCost: number;
+  authChanges: AuthChanges;
+  /** REQUIRE_CURRENT_PASSWORD: a change of password or email must come with the current password. */
+  requireCurrentPassword?: boolean;
+}) {
   // Logins at full speed must not starve reads: bcrypt gets all cores but one (see lib/cpu-bound.ts).
   const hashing = cpuBoundLimit();
   const hashPassword = (password: string) => hashing(() => bcrypt.hash(password, options.bcryptCost));
@@ -92,10 +97,37 @@ export function createUserService(options: { bcryptCost: number; authChanges: Au
   }
 
   /**
-   * Applies a profile update given in the request's flat shape (first_name, website, ...).
-   * An empty string clears an optional field. Returns whether the password changed.
+   * The current password, when sent, must be right; with REQUIRE_CURRENT_PASSWORD it must be sent to change
+   * the password or the email (to another one). 400 on `current_password` otherwise, before anything changes.
    */
-  async function updateProfile(user: UserDocument, update: ProfileUpdate): Promise<{ passwordChanged: boolean }> {
+  async function confirmCurrentPassword(user: UserDocument, update: ProfileUpdate, currentPassword?: string) {
+    if (currentPassword === undefined) {
+      const sensitive = update.password !== undefined || (update.email !== undefined && update.email !== user.email);
+      if (sensitive && options.requireCurrentPassword) {
+        throw RequestValidationError.forField(
+          'current_password',
+          'Current password is required to change the password or the email',
+        );
+      }
+      return;
+    }
+    const stored = await UserModel.findById(user._id).select('+password');
+    if (!stored || !(await passwordMatches(stored, currentPassword))) {
+      throw RequestValidationError.forField('current_password', 'Current password is incorrect');
+    }
+  }
+
+  /**
+   * Applies a profile update given in the request's flat shape (first_name, website, ...), once the current
+   * password is confirmed (confirmCurrentPassword). An empty string clears an optional field. Returns
+   * whether the password changed.
+   */
+  async function updateProfile(
+    user: UserDocument,
+    update: ProfileUpdate,
+    currentPassword?: string,
+  ): Promise<{ passwordChanged: boolean }> {
+    await confirmCurrentPassword(user, update, currentPassword);
     if (update.username !== undefined) user.username = update.username;
     if (update.email !== undefined) user.email = update.email;
     if (update.first_name !== undefined) user.firstName = update.first_name || undefined;

@@ -1,7 +1,7 @@
 /** express-validator chains for /auth; the fields and their rules are src/schemas/auth.ts's. */
 import { checkSchema, cookie } from 'express-validator';
 import { credentialsBody, registerBody } from '../schemas/auth';
-import { jsonContentType, jsonObjectBody } from './common.validators';
+import { jsonContentType, jsonObjectBody, objectIdParam } from './common.validators';
 import { onlyFields } from './unknown-fields';
 
 const credentials = (body: typeof credentialsBody | typeof registerBody) => [
@@ -17,3 +17,5 @@ export const loginValidators = credentials(credentialsBody);
 export const refreshCookieValidators = [cookie('refreshToken').isJWT().withMessage('Refresh token must be a JWT')];
 /** Refresh and logout take no body: any field sent is a client mistake worth hearing about. */
 export const noBodyFields = onlyFields([]);
+
+export const sessionIdValidators = [objectIdParam('sessionId', 'Session id')];

@@ -1,10 +1,13 @@
-/** /auth: register, login, refresh and logout. The refresh token travels only in its cookie. */
+/**
+ * /auth: register, login, refresh and logout, and the signed-in user's sessions. The refresh token
+ * travels only in its cookie.
+ */
 import type { CookieOptions, Request, Response } from 'express';
 import { matchedData } from 'express-validator';
 import { API_BASE_PATH, type Config } from '../../config';
 import { AuthenticationError, AuthorizationError, NotFound, RequestValidationError } from '../../errors/http-errors';
-import { signedInUser } from '../../lib/request-locals';
-import type { IssuedSession, SessionService } from '../../services/session.service';
+import { sessionIdOf, signedInUser } from '../../lib/request-locals';
+import type { IssuedSession, SessionOrigin, SessionService } from '../../services/session.service';
 import type { Role, UserDocument, UserService } from '../../services/user.service';
 
 export const REFRESH_COOKIE = 'refreshToken';
@@ -18,6 +21,9 @@ interface AuthControllerDeps {
   sessions: SessionService;
   users: UserService;
 }
+
+/** What the session's owner will see of where it began; `req.ip` follows TRUST_PROXY. */
+const originOf = (req: Request): SessionOrigin => ({ userAgent: req.get('user-agent'), ip: req.ip });
 
 export function createAuthController({ config, loginThrottle, sessions, users }: AuthControllerDeps) {
   const cookieOptions: CookieOptions = {
@@ -40,7 +46,7 @@ export function createAuthController({ config, loginThrottle, sessions, users }:
         throw new AuthorizationError('This email may not register as an admin');
       }
       const user = await users.createUser({ email, password, role });
-      sendLogin(res, 201, user, await sessions.openSession(user._id));
+      sendLogin(res, 201, user, await sessions.openSession(user._id, originOf(req)));
     },
 
     async login(req: Request, res: Response) {
@@ -57,13 +63,13 @@ export function createAuthController({ config, loginThrottle, sessions, users }:
         );
       }
       await loginThrottle.clearFailuresOfAccount(req);
-      sendLogin(res, 200, user, await sessions.openSession(user._id));
+      sendLogin(res, 200, user, await sessions.openSession(user._id, originOf(req)));
     },
 
     async refreshToken(req: Request, res: Response) {
       const session = await sessions.findSessionOfRefreshToken(req.cookies[REFRESH_COOKIE]);
       if (!session) throw new AuthenticationError('Refresh token is invalid or expired', 'refresh_token_invalid');
-      res.json({ accessToken: sessions.refreshAccessToken(session) });
+      res.json({ accessToken: await sessions.refreshAccessToken(session) });
     },
 
     async logout(req: Request, res: Response) {
@@ -74,6 +80,21 @@ export function createAuthController({ config, loginThrottle, sessions, users }:
       await sessions.closeSession(session);
       res.clearCookie(REFRESH_COOKIE, cookieOptions);
       res.json({ message: 'Logged out successfully' });
+    },
+
+    async listSessions(_req: Request, res: Response) {
+      res.json({ sessions: await sessions.listSessions(signedInUser(res)._id, sessionIdOf(res)) });
+    },
+
+    /** Ends one of the user's sessions, this one included (its cookie then stops working; logout also clears it). */
+    async endSession(req: Request, res: Response) {
+      await sessions.closeSessionOfUser(signedInUser(res)._id, matchedData(req).sessionId);
+      res.sendStatus(204);
+    },
+
+    async endOtherSessions(_req: Request, res: Response) {
+      await sessions.closeOtherSessions(signedInUser(res)._id, sessionIdOf(res));
+      res.sendStatus(204);
     },
   };
 }

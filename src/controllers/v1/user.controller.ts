@@ -24,10 +24,8 @@ export function createUserController({ users, sessions, accounts, accountCleanup
     async updateCurrentUser(req: Request, res: Response) {
       // Saving a user deleted meanwhile fails with DocumentNotFoundError, which answers 404.
       const user = signedInUser(res);
-      const { passwordChanged } = await users.updateProfile(
-        user,
-        profileUpdateOf(matchedData<Parameters<typeof profileUpdateOf>[0]>(req)),
-      );
+      const matched = matchedData<Parameters<typeof profileUpdateOf>[0] & { current_password?: string }>(req);
+      const { passwordChanged } = await users.updateProfile(user, profileUpdateOf(matched), matched.current_password);
       // A new password ends every other session; the one that changed it stays signed in.
       if (passwordChanged) await sessions.closeOtherSessions(user._id, sessionIdOf(res));
       res.json({ user });

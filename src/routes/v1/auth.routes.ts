@@ -7,6 +7,7 @@ import {
   noBodyFields,
   refreshCookieValidators,
   registerValidators,
+  sessionIdValidators,
 } from '../../validators/auth.validators';
 import type { RouteDeps } from './deps';
 
@@ -26,5 +27,8 @@ export function authRoutes(deps: RouteDeps): Router {
     validate,
     auth.logout,
   );
+  router.get('/sessions', deps.authenticate, auth.listSessions);
+  router.delete('/sessions', deps.authenticate, auth.endOtherSessions);
+  router.delete('/sessions/:sessionId', deps.authenticate, sessionIdValidators, validate, auth.endSession);
   return router;
 }
