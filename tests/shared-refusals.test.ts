@@ -76,7 +76,7 @@ const ROUTES_WITH_ID = [
 describe('without a token', () => {
   it('covers every route behind the access token', () => {
     const others = ['GET /users/current', 'PUT /users/current', 'DELETE /users/current', 'GET /users/', 'GET /blogs/'];
-    const withoutId = [...others, 'POST /blogs/', 'GET /blogs/{slug}', 'GET /comments/'];
+    const withoutId = [...others, 'POST /blogs/', 'GET /blogs/{slug}', 'GET /comments/', 'GET /tags/'];
     expect(bearerOnly.map(name).sort()).toEqual([...withoutId, ...ROUTES_WITH_ID].sort());
   });
 
