@@ -61,7 +61,11 @@ const TAGS = ['news', 'javascript', 'databases', 'design', 'devops', 'security',
  * tags (this HTML has no entities), its first 200 characters cut at a word, and minutes at 200 words.
  */
 function cardOf(html) {
-  const text = html.replace(/<(\/?)(p|li|ul|h2)>/g, ' ').replace(/<[^>]*>/g, '').replace(/\s+/g, ' ').trim();
+  const text = html
+    .replace(/<(\/?)(p|li|ul|h2)>/g, ' ')
+    .replace(/<[^>]*>/g, '')
+    .replace(/\s+/g, ' ')
+    .trim();
   const words = text.split(' ').length;
   const cut = text.slice(0, 201);
   const excerpt = text.length <= 200 ? text : `${cut.slice(0, cut.lastIndexOf(' ')).replace(/[\s.,;:!?-]+$/, '')}…`;
