@@ -29,6 +29,7 @@ import { settleWithin } from './lib/timeout';
 import { createReconciliationService } from './services/reconciliation.service';
 import { createBannerStorage, type BannerStorage } from './services/storage';
 import { backfillUsernameKeys } from './models/user.migrations';
+import { backfillBlogCards } from './models/blog.migrations';
 
 /** The start-up steps, in order: what each step needs, the steps before it made. */
 async function main(): Promise<void> {
@@ -37,6 +38,7 @@ async function main(): Promise<void> {
   const database = await startDatabase(config, logger);
   const metrics = startMetrics(config);
   await backfillUsernameKeys(logger);
+  await backfillBlogCards(logger);
   const redis = await startRedis(config, logger, metrics);
   const storage = startBannerStorage(config, logger);
   const maintenanceTimer = scheduleMaintenance(config, logger, storage);

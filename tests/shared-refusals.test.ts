@@ -80,7 +80,7 @@ describe('without a token', () => {
   it('covers every route behind the access token', () => {
     const sessions = ['GET /auth/sessions', 'DELETE /auth/sessions'];
     const others = ['GET /users/current', 'PUT /users/current', 'DELETE /users/current', 'GET /users/', 'GET /blogs/'];
-    const withoutId = [...sessions, ...others, 'POST /blogs/', 'GET /blogs/{slug}', 'GET /comments/'];
+    const withoutId = [...sessions, ...others, 'POST /blogs/', 'GET /blogs/{slug}', 'GET /comments/', 'GET /tags/'];
     expect(bearerOnly.map(name).sort()).toEqual([...withoutId, ...ROUTES_WITH_ID].sort());
   });
 

@@ -231,13 +231,20 @@ describe('typed client against the real app', () => {
         title: `Posted by the typed client ${process.pid}`,
         content: '<p>Hello</p>',
         status: 'draft',
+        tags: ['Typed', 'client'],
         banner_image: banner,
       },
       bodySerializer: formDataBody,
     });
 
     expect(created.response.status).toBe(201);
-    expect(created.data?.blog).toMatchObject({ title: `Posted by the typed client ${process.pid}`, status: 'draft' });
+    expect(created.data?.blog).toMatchObject({
+      title: `Posted by the typed client ${process.pid}`,
+      status: 'draft',
+      tags: ['typed', 'client'],
+    });
+    const cards = await api.GET('/blogs/', { params: { query: { tag: 'typed', fields: 'card' } } });
+    expect(cards.data?.blogs.map((blog) => blog.excerpt)).toEqual(['Hello']);
   });
 
   it('gives the error body typed by the document, without a refresh, for a 400', async () => {

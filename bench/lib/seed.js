@@ -54,6 +54,24 @@ function blogContent(random) {
   return html;
 }
 
+const TAGS = ['news', 'javascript', 'databases', 'design', 'devops', 'security', 'testing', 'career'];
+
+/**
+ * The card fields the API stores with every blog it writes (src/lib/plain-text.ts): the text without
+ * tags (this HTML has no entities), its first 200 characters cut at a word, and minutes at 200 words.
+ */
+function cardOf(html) {
+  const text = html
+    .replace(/<(\/?)(p|li|ul|h2)>/g, ' ')
+    .replace(/<[^>]*>/g, '')
+    .replace(/\s+/g, ' ')
+    .trim();
+  const words = text.split(' ').length;
+  const cut = text.slice(0, 201);
+  const excerpt = text.length <= 200 ? text : `${cut.slice(0, cut.lastIndexOf(' ')).replace(/[\s.,;:!?-]+$/, '')}…`;
+  return { excerpt, readingTime: Math.max(1, Math.ceil(words / 200)) };
+}
+
 /** The users; returns their ids (index = user number). */
 async function seedUsers(db, passwordHash) {
   const random = prng(1);
@@ -113,11 +131,16 @@ async function seedBlogs(db, userIds, from, to) {
           __v: 0,
         });
       }
+      const content = blogContent(random);
       blogs.push({
         _id,
         title: `Bench post ${n}: ${sentence(random, 4)}`,
         slug,
-        content: blogContent(random),
+        content,
+        ...cardOf(content),
+        customExcerpt: false,
+        // one or two of a few tags, as a blog's would be
+        tags: [...new Set([TAGS[n % TAGS.length], TAGS[(n * 3) % TAGS.length]])],
         banner: {
           url: `http://localhost:3000/uploads/banners/${_id}.png`,
           width: 1200,

@@ -86,14 +86,14 @@ export type BlogApiClient = Omit<Client<paths>, 'GET' | 'PUT' | 'POST' | 'DELETE
 
 /**
  * The body serializer for the multipart operations (POST /blogs/, PUT /blogs/{slug}): fields as they
- * are, files (Blob, File) as parts, undefined fields left out.
+ * are, an array as one field per item (`tags`), files (Blob, File) as parts, undefined fields left out.
  *
  *   await api.POST('/blogs/', { body: { title, content, banner_image: file }, bodySerializer: formDataBody });
  */
-export function formDataBody(fields: Record<string, string | Blob | undefined>): FormData {
+export function formDataBody(fields: Record<string, string | string[] | Blob | undefined>): FormData {
   const form = new FormData();
   for (const [name, value] of Object.entries(fields)) {
-    if (value !== undefined) form.append(name, value);
+    for (const item of Array.isArray(value) ? value : [value]) if (item !== undefined) form.append(name, item);
   }
   return form;
 }

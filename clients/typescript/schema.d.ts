@@ -306,6 +306,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/tags/": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Tags with how many blogs carry each, most used first (published blogs only for non-admins)
+         * @description Needs a Bearer token by default. Operator option: with `PUBLIC_READS=true` on the server, this read also works without an Authorization header, as an anonymous visitor: published blogs only (never drafts), `likedByMe` false, authors without email. A token that is sent still counts, and an invalid one still answers 401.
+         */
+        get: operations["listTags"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/likes/blog/{blogId}": {
         parameters: {
             query?: never;
@@ -644,6 +664,11 @@ export interface components {
          *       "title": "Hello, world",
          *       "slug": "hello-world",
          *       "content": "<p>First post</p>",
+         *       "excerpt": "First post",
+         *       "readingTime": 1,
+         *       "tags": [
+         *         "news"
+         *       ],
          *       "banner": {
          *         "url": "http://localhost:3000/uploads/banners/6b03359a.webp",
          *         "width": 1200,
@@ -678,6 +703,12 @@ export interface components {
             slug: string;
             /** @description HTML, sanitised when stored: an allow-list of formatting tags and attributes; no scripts, event handlers, styles, iframes or javascript: URLs. Safe to insert as HTML; everything else in a blog or comment is plain text. */
             content: string;
+            /** @description Plain text for a card: the admin's own, or the content's first ~200 characters, cut at a word and ended "…". Plain text, returned exactly as sent: it may contain "<", ">", "&" or quotes, even a `<script>` tag. Render it as text (textContent, or your template's escaping), never as HTML. */
+            excerpt: string;
+            /** @description Minutes to read the content, at 200 words a minute */
+            readingTime: number;
+            /** @description Normalised: lowercase letters, digits and single hyphens, 1 to 30 characters; empty when none */
+            tags: string[];
             banner: {
                 /** Format: uri */
                 url: string;
@@ -707,6 +738,92 @@ export interface components {
             /** @description How many exist in all, across pages */
             total: number;
             blogs: components["schemas"]["Blog"][];
+        };
+        /**
+         * @example {
+         *       "_id": "6b03359a24f41420bf3bfc3f",
+         *       "title": "Hello, world",
+         *       "slug": "hello-world",
+         *       "excerpt": "First post",
+         *       "readingTime": 1,
+         *       "tags": [
+         *         "news"
+         *       ],
+         *       "banner": {
+         *         "url": "http://localhost:3000/uploads/banners/6b03359a.webp",
+         *         "width": 1200,
+         *         "height": 630
+         *       },
+         *       "author": {
+         *         "_id": "6b03359a24f41420bf3bfc3f",
+         *         "username": "ada",
+         *         "role": "user",
+         *         "firstName": "Ada",
+         *         "socialLinks": {
+         *           "website": "https://ada.example.com"
+         *         },
+         *         "createdAt": "2026-11-22T18:34:02.263Z",
+         *         "updatedAt": "2026-11-22T18:34:02.263Z"
+         *       },
+         *       "viewsCount": 0,
+         *       "likesCount": 0,
+         *       "commentsCount": 0,
+         *       "status": "published",
+         *       "publishedAt": "2026-11-22T18:34:02.263Z",
+         *       "createdAt": "2026-11-22T18:34:02.263Z",
+         *       "updatedAt": "2026-11-22T18:34:02.263Z",
+         *       "likedByMe": false
+         *     }
+         */
+        BlogCard: {
+            _id: components["schemas"]["ObjectId"];
+            /** @description Plain text, returned exactly as sent: it may contain "<", ">", "&" or quotes, even a `<script>` tag. Render it as text (textContent, or your template's escaping), never as HTML. */
+            title: string;
+            /** @description URL-friendly, unique, generated from the title */
+            slug: string;
+            /** @description Plain text for a card: the admin's own, or the content's first ~200 characters, cut at a word and ended "…". Plain text, returned exactly as sent: it may contain "<", ">", "&" or quotes, even a `<script>` tag. Render it as text (textContent, or your template's escaping), never as HTML. */
+            excerpt: string;
+            /** @description Minutes to read the content, at 200 words a minute */
+            readingTime: number;
+            /** @description Normalised: lowercase letters, digits and single hyphens, 1 to 30 characters; empty when none */
+            tags: string[];
+            banner: {
+                /** Format: uri */
+                url: string;
+                width: number;
+                height: number;
+            };
+            /** @description The full User for admin viewers; a PublicUser (no email) for everyone else */
+            author: components["schemas"]["User"] | components["schemas"]["PublicUser"];
+            viewsCount: number;
+            likesCount: number;
+            commentsCount: number;
+            /** @enum {string} */
+            status: "draft" | "published";
+            /** @description null while a draft */
+            publishedAt: components["schemas"]["DateTime"] | null;
+            createdAt: components["schemas"]["DateTime"];
+            updatedAt: components["schemas"]["DateTime"];
+            /** @description Whether the signed-in user likes this blog */
+            likedByMe: boolean;
+        };
+        BlogCardPage: {
+            limit: number;
+            offset: number;
+            /** @description How many exist in all, across pages */
+            total: number;
+            blogs: components["schemas"]["BlogCard"][];
+        };
+        TagCount: {
+            name: string;
+            count: number;
+        };
+        TagPage: {
+            limit: number;
+            offset: number;
+            /** @description How many exist in all, across pages */
+            total: number;
+            tags: components["schemas"]["TagCount"][];
         };
         /**
          * @example {
@@ -1802,6 +1919,16 @@ export interface operations {
                  * @example 0
                  */
                 offset?: components["parameters"]["Offset"];
+                /**
+                 * @description Only blogs with this tag; normalised as tags are (lowercase letters, digits and single hyphens, 1 to 30 characters) Give it at most once.
+                 * @example news
+                 */
+                tag?: string;
+                /**
+                 * @description `card`: each blog without `content` (BlogCard); by default the whole Blog Give it at most once.
+                 * @example card
+                 */
+                fields?: "card";
             };
             header?: never;
             path?: never;
@@ -1809,7 +1936,7 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description One page of blogs, newest first; non-admins see only published ones */
+            /** @description One page of blogs, newest first; non-admins see only published ones. With `fields=card`, BlogCards (no `content`) */
             200: {
                 headers: {
                     "RateLimit-Limit": components["headers"]["RateLimitLimit"];
@@ -1829,6 +1956,11 @@ export interface operations {
                      *           "title": "Hello, world",
                      *           "slug": "hello-world",
                      *           "content": "<p>First post</p>",
+                     *           "excerpt": "First post",
+                     *           "readingTime": 1,
+                     *           "tags": [
+                     *             "news"
+                     *           ],
                      *           "banner": {
                      *             "url": "http://localhost:3000/uploads/banners/6b03359a.webp",
                      *             "width": 1200,
@@ -1857,7 +1989,7 @@ export interface operations {
                      *       ]
                      *     }
                      */
-                    "application/json": components["schemas"]["BlogPage"];
+                    "application/json": components["schemas"]["BlogPage"] | components["schemas"]["BlogCardPage"];
                 };
             };
             400: components["responses"]["ValidationFailed"];
@@ -1886,6 +2018,10 @@ export interface operations {
                      * @enum {string}
                      */
                     status?: "draft" | "published";
+                    /** @description Up to 10 tags, as repeated fields or comma-separated, normalised to lowercase letters, digits and single hyphens, 1 to 30 characters ("Node JS" becomes "node-js"; duplicates merged). An empty field means none: an update replaces the tags. */
+                    tags?: string[];
+                    /** @description The card's text instead of the content's beginning. Trimmed; empty returns to the automatic one. Plain text, returned exactly as sent: it may contain "<", ">", "&" or quotes, even a `<script>` tag. Render it as text (textContent, or your template's escaping), never as HTML. */
+                    excerpt?: string;
                     /**
                      * Format: binary
                      * @description PNG, JPEG or WebP, at most 2 MB
@@ -1911,6 +2047,11 @@ export interface operations {
                      *         "title": "Hello, world",
                      *         "slug": "hello-world",
                      *         "content": "<p>First post</p>",
+                     *         "excerpt": "First post",
+                     *         "readingTime": 1,
+                     *         "tags": [
+                     *           "news"
+                     *         ],
                      *         "banner": {
                      *           "url": "http://localhost:3000/uploads/banners/6b03359a.webp",
                      *           "width": 1200,
@@ -2009,6 +2150,16 @@ export interface operations {
                  * @example 0
                  */
                 offset?: components["parameters"]["Offset"];
+                /**
+                 * @description Only blogs with this tag; normalised as tags are (lowercase letters, digits and single hyphens, 1 to 30 characters) Give it at most once.
+                 * @example news
+                 */
+                tag?: string;
+                /**
+                 * @description `card`: each blog without `content` (BlogCard); by default the whole Blog Give it at most once.
+                 * @example card
+                 */
+                fields?: "card";
             };
             header?: never;
             path: {
@@ -2019,7 +2170,7 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description One page of blogs, newest first; non-admins see only published ones */
+            /** @description One page of blogs, newest first; non-admins see only published ones. With `fields=card`, BlogCards (no `content`) */
             200: {
                 headers: {
                     "RateLimit-Limit": components["headers"]["RateLimitLimit"];
@@ -2039,6 +2190,11 @@ export interface operations {
                      *           "title": "Hello, world",
                      *           "slug": "hello-world",
                      *           "content": "<p>First post</p>",
+                     *           "excerpt": "First post",
+                     *           "readingTime": 1,
+                     *           "tags": [
+                     *             "news"
+                     *           ],
                      *           "banner": {
                      *             "url": "http://localhost:3000/uploads/banners/6b03359a.webp",
                      *             "width": 1200,
@@ -2067,7 +2223,7 @@ export interface operations {
                      *       ]
                      *     }
                      */
-                    "application/json": components["schemas"]["BlogPage"];
+                    "application/json": components["schemas"]["BlogPage"] | components["schemas"]["BlogCardPage"];
                 };
             };
             400: components["responses"]["ValidationFailed"];
@@ -2105,6 +2261,11 @@ export interface operations {
                      *         "title": "Hello, world",
                      *         "slug": "hello-world",
                      *         "content": "<p>First post</p>",
+                     *         "excerpt": "First post",
+                     *         "readingTime": 1,
+                     *         "tags": [
+                     *           "news"
+                     *         ],
                      *         "banner": {
                      *           "url": "http://localhost:3000/uploads/banners/6b03359a.webp",
                      *           "width": 1200,
@@ -2178,6 +2339,10 @@ export interface operations {
                     content?: string;
                     /** @enum {string} */
                     status?: "draft" | "published";
+                    /** @description Up to 10 tags, as repeated fields or comma-separated, normalised to lowercase letters, digits and single hyphens, 1 to 30 characters ("Node JS" becomes "node-js"; duplicates merged). An empty field means none: an update replaces the tags. */
+                    tags?: string[];
+                    /** @description The card's text instead of the content's beginning. Trimmed; empty returns to the automatic one. Plain text, returned exactly as sent: it may contain "<", ">", "&" or quotes, even a `<script>` tag. Render it as text (textContent, or your template's escaping), never as HTML. */
+                    excerpt?: string;
                     /**
                      * @description Derive the slug again from the (new) title
                      * @enum {string}
@@ -2208,6 +2373,11 @@ export interface operations {
                      *         "title": "Hello, world",
                      *         "slug": "hello-world",
                      *         "content": "<p>First post</p>",
+                     *         "excerpt": "First post",
+                     *         "readingTime": 1,
+                     *         "tags": [
+                     *           "news"
+                     *         ],
                      *         "banner": {
                      *           "url": "http://localhost:3000/uploads/banners/6b03359a.webp",
                      *           "width": 1200,
@@ -2354,6 +2524,58 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["ServerError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    listTags: {
+        parameters: {
+            query?: {
+                /**
+                 * @description Page size, 1 to 50; default 20. Give it at most once.
+                 * @example 10
+                 */
+                limit?: components["parameters"]["Limit"];
+                /**
+                 * @description How many to skip; default 0. Give it at most once. At most 100000 (a bound of this API, beyond the spec's "minimum 0": a skip costs the database work in proportion, and larger numbers would lose precision); a larger offset answers 400 ValidationError.
+                 * @example 0
+                 */
+                offset?: components["parameters"]["Offset"];
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description One page of tags */
+            200: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "limit": 20,
+                     *       "offset": 0,
+                     *       "total": 1,
+                     *       "tags": [
+                     *         {
+                     *           "name": "news",
+                     *           "count": 1
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": components["schemas"]["TagPage"];
+                };
+            };
+            400: components["responses"]["ValidationFailed"];
+            401: components["responses"]["Unauthenticated"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["ServerError"];
             503: components["responses"]["ServiceUnavailable"];

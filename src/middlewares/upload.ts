@@ -15,11 +15,14 @@ import multer from 'multer';
 import onFinished from 'on-finished';
 import pLimit from 'p-limit';
 import { BadRequest, PayloadTooLarge, RequestValidationError } from '../errors/http-errors';
-import { BANNER_FIELD } from '../schemas/blog';
+import { BANNER_FIELD, BLOG_LIMITS } from '../schemas/blog';
 import { BANNER_LIMITS } from '../services/banner-image';
 
 /** Multipart bodies read into memory at once: each up to a 2 MB banner and the form's fields. */
 export const BODIES_IN_MEMORY = 4;
+
+/** The fields a blog form may carry, a repeated `tags` counted once per value. */
+const FORM_FIELDS = 2 * BLOG_LIMITS.tags;
 
 export function uploadBanner(options: { contentMaxLength: number }) {
   const parse = multer({
@@ -27,10 +30,12 @@ export function uploadBanner(options: { contentMaxLength: number }) {
     limits: {
       fileSize: BANNER_LIMITS.bytes,
       files: 1,
-      fields: 10,
+      // each field once, but tags repeated up to their bound: room for a few more, so that 11 tags hear
+      // "at most 10" from the validators
+      fields: FORM_FIELDS,
       // the longest content allowed, at up to 4 bytes a character; the validators then count characters
       fieldSize: options.contentMaxLength * 4,
-      parts: 11,
+      parts: FORM_FIELDS + 1,
     },
   }).single(BANNER_FIELD);
 
@@ -64,6 +69,12 @@ function toUploadError(error: unknown) {
       return RequestValidationError.forField(
         error.field ?? BANNER_FIELD,
         `Only one file is accepted, in the field "${BANNER_FIELD}"`,
+      );
+    case 'LIMIT_FIELD_COUNT':
+    case 'LIMIT_PART_COUNT':
+      return RequestValidationError.forField(
+        'tags',
+        `A blog form has at most ${FORM_FIELDS} fields: at most ${BLOG_LIMITS.tags} tags, each other field once`,
       );
     default:
       return new BadRequest(`Malformed multipart/form-data body: ${error.message}`);

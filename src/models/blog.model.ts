@@ -4,8 +4,17 @@
  */
 import { Schema, model, type HydratedDocument, type InferSchemaType } from 'mongoose';
 import { maxCharacters } from './text-limits';
+import { cardOf } from '../lib/plain-text';
 
-import { BLOG_LIMITS, BLOG_STATUSES, BlogSchema, type BlogStatus, type BlogView } from '../schemas/blog';
+import {
+  BLOG_LIMITS,
+  BLOG_STATUSES,
+  BlogCardSchema,
+  BlogSchema,
+  type BlogCardView,
+  type BlogStatus,
+  type BlogView,
+} from '../schemas/blog';
 import { keysOf, viewOf } from '../schemas/common';
 
 export { BLOG_LIMITS, BLOG_STATUSES, type BlogStatus };
@@ -16,6 +25,13 @@ const blogSchema = new Schema(
     // unique: GET /blogs/{slug} reads by it, and two blogs may never share one
     slug: { type: String, required: true, unique: true },
     content: { type: String, required: true },
+    // the card's fields, worked out from the content when it is written (lib/plain-text.ts)
+    excerpt: { type: String, validate: maxCharacters(BLOG_LIMITS.excerpt) },
+    readingTime: { type: Number, min: 1 },
+    // whether the excerpt is the admin's own, kept when the content changes; never serialised
+    customExcerpt: { type: Boolean, default: false },
+    // normalised by the forms (schemas/blog.ts normaliseTag)
+    tags: { type: [String], default: undefined },
     banner: {
       url: { type: String, required: true },
       width: { type: Number, required: true },
@@ -48,6 +64,10 @@ blogSchema.index({ createdAt: -1, _id: -1 });
 blogSchema.index({ author: 1, createdAt: -1, _id: -1 });
 // GET /blogs/user/{userId} lists one author's published blogs newest first (regular users)
 blogSchema.index({ author: 1, status: 1, createdAt: -1, _id: -1 });
+// GET /blogs/?tag= lists a tag's published blogs newest first (regular users; multikey over tags)
+blogSchema.index({ tags: 1, status: 1, createdAt: -1, _id: -1 });
+// GET /blogs/?tag= lists a tag's blogs newest first (admins)
+blogSchema.index({ tags: 1, createdAt: -1, _id: -1 });
 
 /** Fields of the view that are not stored but worked out per viewer. */
 const PER_VIEWER = ['likedByMe'];
@@ -55,6 +75,8 @@ const STORED_VIEW_KEYS = keysOf(BlogSchema).filter((key) => !PER_VIEWER.includes
 
 /** The fields blogView() reads: a projection for lean reads of blogs that are to be shown. */
 export const BLOG_VIEW_FIELDS = STORED_VIEW_KEYS.join(' ');
+/** The same for cards: the content stays in the database. */
+export const BLOG_CARD_FIELDS = STORED_VIEW_KEYS.filter((key) => key !== 'content').join(' ');
 
 /** What a hydrated document would have for fields a lean read of an older record may lack (the schema's defaults). */
 const VIEW_DEFAULTS = Object.fromEntries(
@@ -70,7 +92,23 @@ const VIEW_DEFAULTS = Object.fromEntries(
  * document would have them. `author` is given already shaped for the viewer, and `likedByMe` when known.
  */
 export function blogView(blog: Record<string, unknown>, author: unknown, likedByMe?: boolean): BlogView {
-  return viewOf(BlogSchema, blog, VIEW_DEFAULTS, { author, likedByMe });
+  return viewOf(BlogSchema, blog, VIEW_DEFAULTS, { author, likedByMe, ...olderFields(blog) });
+}
+
+/** The same without `content`, for `fields=card`. */
+export function blogCardView(blog: Record<string, unknown>, author: unknown, likedByMe?: boolean): BlogCardView {
+  return viewOf(BlogCardSchema, blog, VIEW_DEFAULTS, { author, likedByMe, ...olderFields(blog) });
+}
+
+/**
+ * A blog written before tags and cards shows no tags, and (until the start-up backfill of
+ * models/blog.migrations.ts reaches it) its card fields worked out on the spot when its content was read.
+ */
+function olderFields(blog: Record<string, unknown>): Record<string, unknown> {
+  const older: Record<string, unknown> = blog.tags ? {} : { tags: [] };
+  if (blog.excerpt === undefined || blog.readingTime === undefined)
+    Object.assign(older, typeof blog.content === 'string' ? cardOf(blog.content) : { excerpt: '', readingTime: 1 });
+  return older;
 }
 
 export type Blog = InferSchemaType<typeof blogSchema>;

@@ -15,9 +15,14 @@ import { DEFAULT_BLOG_CONTENT_MAX_LENGTH } from '../config';
 import {
   BANNER_FIELD,
   BANNER_LIMITS,
+  BLOG_LIST_QUERY,
+  BlogCardPageSchema,
+  BlogCardSchema,
   BlogPageSchema,
   BlogResponseSchema,
   BlogSchema,
+  TagCountSchema,
+  TagPageSchema,
   createBlogBody,
   updateBlogBody,
 } from '../schemas/blog';
@@ -37,6 +42,9 @@ const exampleBlog = {
   title: 'Hello, world',
   slug: 'hello-world',
   content: '<p>First post</p>',
+  excerpt: 'First post',
+  readingTime: 1,
+  tags: ['news'],
   banner: { url: 'http://localhost:3000/uploads/banners/6b03359a.webp', width: 1200, height: 630 },
   author: examplePublicUser,
   viewsCount: 0,
@@ -48,6 +56,9 @@ const exampleBlog = {
   updatedAt: '2026-11-22T18:34:02.263Z',
   likedByMe: false,
 };
+function cardOf({ content: _content, ...card }: typeof exampleBlog) {
+  return card;
+}
 const exampleComment = {
   _id: EXAMPLE_ID,
   blog: EXAMPLE_ID,
@@ -61,6 +72,10 @@ const blogSchemas: Record<string, JsonSchema> = {
   Blog: { ...BlogSchema, example: exampleBlog },
   BlogResponse: BlogResponseSchema,
   BlogPage: BlogPageSchema,
+  BlogCard: { ...BlogCardSchema, example: cardOf(exampleBlog) },
+  BlogCardPage: BlogCardPageSchema,
+  TagCount: TagCountSchema,
+  TagPage: TagPageSchema,
   Comment: { ...CommentSchema, example: exampleComment },
   CommentResponse: CommentResponseSchema,
   CommentPage: CommentPageSchema,
@@ -101,10 +116,20 @@ const storageDown = respond(
 );
 const blogOk = (description: string) => respond(description, json(schemaRef('BlogResponse'), { blog: exampleBlog }));
 const blogPage = respond(
-  'One page of blogs, newest first; non-admins see only published ones',
-  json(schemaRef('BlogPage'), { limit: 20, offset: 0, total: 1, blogs: [exampleBlog] }),
+  'One page of blogs, newest first; non-admins see only published ones. With `fields=card`, BlogCards (no `content`)',
+  json(
+    { anyOf: [schemaRef('BlogPage'), schemaRef('BlogCardPage')] },
+    { limit: 20, offset: 0, total: 1, blogs: [exampleBlog] },
+  ),
 );
 const paging = [ref('parameters', 'Limit'), ref('parameters', 'Offset')];
+const listQuery = (['tag', 'fields'] as const).map((name) => ({
+  name,
+  in: 'query' as const,
+  description: `${BLOG_LIST_QUERY[name].schema.description} Give it at most once.`,
+  schema: BLOG_LIST_QUERY[name].schema,
+  example: name === 'tag' ? 'news' : 'card',
+}));
 /** The PUBLIC_READS operator option, on the four reading operations. */
 const PUBLIC_READS_NOTE =
   'Needs a Bearer token by default. Operator option: with `PUBLIC_READS=true` on the server, this read also works ' +
@@ -120,7 +145,7 @@ const blogPaths: Paths = {
       tags: ['Blogs'],
       summary: 'All blogs, newest first (published only for non-admins)',
       security: BEARER,
-      parameters: paging,
+      parameters: [...paging, ...listQuery],
       responses: { '200': blogPage, ...validation, ...unauthenticated, ...COMMON_RESPONSES },
     },
     post: {
@@ -157,7 +182,7 @@ const blogPaths: Paths = {
       tags: ['Blogs'],
       summary: 'Blogs of one author, newest first (an unknown author has none)',
       security: BEARER,
-      parameters: [ref('parameters', 'UserId'), ...paging],
+      parameters: [ref('parameters', 'UserId'), ...paging, ...listQuery],
       responses: { '200': blogPage, ...validation, ...unauthenticated, ...COMMON_RESPONSES },
     },
   },
@@ -205,6 +230,28 @@ const blogPaths: Paths = {
       security: BEARER,
       parameters: [ref('parameters', 'BlogId')],
       responses: { '204': deleted, ...validation, ...adminOnly, '404': notFound('Blog'), ...COMMON_RESPONSES },
+    },
+  },
+};
+
+const tagPaths: Paths = {
+  '/tags/': {
+    get: {
+      operationId: 'listTags',
+      description: PUBLIC_READS_NOTE,
+      tags: ['Blogs'],
+      summary: 'Tags with how many blogs carry each, most used first (published blogs only for non-admins)',
+      security: BEARER,
+      parameters: paging,
+      responses: {
+        '200': respond(
+          'One page of tags',
+          json(schemaRef('TagPage'), { limit: 20, offset: 0, total: 1, tags: [{ name: 'news', count: 1 }] }),
+        ),
+        ...validation,
+        ...unauthenticated,
+        ...COMMON_RESPONSES,
+      },
     },
   },
 };
@@ -346,7 +393,7 @@ const commentPaths: Paths = {
 
 /** Blogs, likes and comments; every one of their operations uses the database. */
 export const blogContract: ContractPart = {
-  paths: withDatabaseResponses({ ...blogPaths, ...likePaths, ...commentPaths }),
+  paths: withDatabaseResponses({ ...blogPaths, ...tagPaths, ...likePaths, ...commentPaths }),
   schemas: blogSchemas,
   tags: [
     { name: 'Blogs', description: 'Blog posts with banner images' },

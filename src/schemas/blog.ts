@@ -3,6 +3,8 @@
  * model and the upload), the Blog view the API shows, and the create and update forms with their rules.
  */
 import { Type, type Static } from '@sinclair/typebox';
+import type { ParamSchema } from 'express-validator';
+import slugify from 'slugify';
 import {
   DateTimeRef,
   ObjectIdRef,
@@ -13,6 +15,7 @@ import {
   oneOfField,
   optional,
   pageOf,
+  type Field,
   stringEnum,
   textField,
 } from './common';
@@ -21,7 +24,18 @@ import { AuthorRef } from './user';
 export const BLOG_STATUSES = ['draft', 'published'] as const;
 export type BlogStatus = (typeof BLOG_STATUSES)[number];
 
-export const BLOG_LIMITS = { title: 180 } as const;
+export const BLOG_LIMITS = { title: 180, excerpt: 300, tags: 10, tag: 30 } as const;
+
+/** The list switch that leaves `content` out (see BlogCardSchema). */
+export const BLOG_LIST_FIELDS = ['card'] as const;
+
+const TAG_PATTERN = '^[a-z0-9]+(?:-[a-z0-9]+)*$';
+const TAG_RULE = `lowercase letters, digits and single hyphens, 1 to ${BLOG_LIMITS.tag} characters`;
+
+/** A tag as stored and matched: "Node JS" and "node-js" are one tag; nothing usable left gives "". */
+export function normaliseTag(tag: string): string {
+  return slugify(tag.replace(/[<>&"']/g, ' '), { lower: true, strict: true, trim: true });
+}
 
 export const BANNER_LIMITS = {
   bytes: 2 * 1024 * 1024,
@@ -53,6 +67,16 @@ export const BlogSchema = Type.Object(
     title: Type.String({ minLength: 1, maxLength: BLOG_LIMITS.title, description: PLAIN_TEXT }),
     slug: Type.String({ minLength: 1, description: 'URL-friendly, unique, generated from the title' }),
     content: Type.String({ description: SANITISED_HTML }),
+    excerpt: Type.String({
+      maxLength: BLOG_LIMITS.excerpt,
+      description: `Plain text for a card: the admin's own, or the content's first ~200 characters, cut at a word and ended "…". ${PLAIN_TEXT}`,
+    }),
+    readingTime: Type.Integer({ minimum: 1, description: 'Minutes to read the content, at 200 words a minute' }),
+    tags: Type.Array(Type.String({ pattern: TAG_PATTERN, maxLength: BLOG_LIMITS.tag }), {
+      maxItems: BLOG_LIMITS.tags,
+      uniqueItems: true,
+      description: `Normalised: ${TAG_RULE}; empty when none`,
+    }),
     banner: Type.Object(
       {
         url: Type.String({ format: 'uri' }),
@@ -87,6 +111,55 @@ export const BlogResponseSchema = Type.Object(
 );
 export const BlogPageSchema = pageOf('blogs', componentRef('Blog', BlogSchema));
 
+/** A blog without its content, as `fields=card` lists it: a page of 20 is a few KB, not a hundred. */
+export const BlogCardSchema = Type.Omit(BlogSchema, ['content'], { additionalProperties: false });
+export type BlogCardView = Static<typeof BlogCardSchema>;
+export const BlogCardPageSchema = pageOf('blogs', componentRef('BlogCard', BlogCardSchema));
+
+// ---- the list queries -------------------------------------------------------------------------------
+
+/** A query parameter given at most once, as a string. */
+const singleQuery = (label: string): ParamSchema => ({
+  optional: true,
+  isArray: { negated: true, errorMessage: `${label} must be given once`, bail: true },
+  isString: { errorMessage: `${label} must be a string`, bail: true },
+});
+
+const tagMessage = `Tag must be ${TAG_RULE} once normalised`;
+const isTag = (tag: string) => tag.length >= 1 && tag.length <= BLOG_LIMITS.tag;
+
+/** `tag` and `fields` of GET /blogs/ and /blogs/user/{userId}: a tag's posts, and cards instead of whole blogs. */
+export const BLOG_LIST_QUERY = {
+  tag: {
+    schema: Type.String({
+      minLength: 1,
+      description: `Only blogs with this tag; normalised as tags are (${TAG_RULE})`,
+    }),
+    rules: {
+      ...singleQuery('Tag'),
+      customSanitizer: { options: (value: string) => normaliseTag(value) },
+      custom: { options: isTag, errorMessage: tagMessage },
+    },
+  },
+  fields: {
+    schema: stringEnum(BLOG_LIST_FIELDS, {
+      description: '`card`: each blog without `content` (BlogCard); by default the whole Blog',
+    }),
+    rules: {
+      ...singleQuery('Fields'),
+      isIn: { options: [[...BLOG_LIST_FIELDS]], errorMessage: `Fields must be one of: ${BLOG_LIST_FIELDS.join(', ')}` },
+    },
+  },
+} satisfies Record<string, Field>;
+
+/** GET /tags: each tag with how many blogs the viewer may see carry it. */
+export const TagCountSchema = Type.Object(
+  { name: Type.String({ pattern: TAG_PATTERN }), count: Type.Integer({ minimum: 1 }) },
+  { additionalProperties: false },
+);
+export const TagPageSchema = pageOf('tags', componentRef('TagCount', TagCountSchema));
+export type TagCountView = Static<typeof TagCountSchema>;
+
 // ---- the create and update forms (multipart) --------------------------------------------------------
 
 const title = textField('Title', { minLength: 1, maxLength: BLOG_LIMITS.title, description: `Trimmed. ${PLAIN_TEXT}` });
@@ -106,6 +179,52 @@ const content = (maxLength: number) =>
     { bail: true },
   );
 
+/**
+ * Tags arrive as repeated multipart fields (`tags=a&tags=b`, an array) or as one comma-separated field
+ * (`tags=a,b`), or both; each is normalised and duplicates merged. An empty `tags` field means none (an
+ * update clears them); an entry with nothing usable in it is refused, as are too many or too long ones.
+ */
+const tagList = (value: unknown): string[] => {
+  const entries = (Array.isArray(value) ? value : [value]).flatMap((item) => String(item).split(','));
+  if (entries.length === 1 && entries[0].trim() === '') return [];
+  return [...new Set(entries.map(normaliseTag))];
+};
+const tags = {
+  schema: Type.Optional(
+    Type.Array(Type.String({ maxLength: BLOG_LIMITS.tag }), {
+      maxItems: BLOG_LIMITS.tags,
+      description:
+        `Up to ${BLOG_LIMITS.tags} tags, as repeated fields or comma-separated, normalised to ${TAG_RULE} ` +
+        '("Node JS" becomes "node-js"; duplicates merged). An empty field means none: an update replaces the tags.',
+    }),
+  ),
+  rules: {
+    optional: true,
+    custom: {
+      options: (value: unknown) => (Array.isArray(value) ? value : [value]).every((item) => typeof item === 'string'),
+      errorMessage: 'Tags must be text fields',
+      bail: true,
+    },
+    customSanitizer: { options: tagList },
+    isTags: {
+      custom: (value: string[]) => value.every(isTag),
+      errorMessage: `Each tag must be ${TAG_RULE} once normalised`,
+      bail: true,
+    },
+    fewTags: {
+      custom: (value: string[]) => value.length <= BLOG_LIMITS.tags,
+      errorMessage: `At most ${BLOG_LIMITS.tags} tags`,
+    },
+  } as ParamSchema,
+} satisfies Field;
+
+const excerpt = optional(
+  textField('Excerpt', {
+    maxLength: BLOG_LIMITS.excerpt,
+    description: `The card's text instead of the content's beginning. Trimmed; empty returns to the automatic one. ${PLAIN_TEXT}`,
+  }),
+);
+
 const status = (json: { default?: BlogStatus } = {}) => optional(oneOfField('Status', BLOG_STATUSES, json));
 
 /** The banner: checked by the validators themselves (present, and an image the banner service can decode). */
@@ -123,6 +242,8 @@ export const createBlogBody = (contentMaxLength: number) =>
     title,
     content: content(contentMaxLength),
     status: status({ default: 'draft' }),
+    tags,
+    excerpt,
     [BANNER_FIELD]: banner,
   });
 
@@ -131,6 +252,8 @@ export const updateBlogBody = (contentMaxLength: number) =>
     title: optional(title),
     content: optional(content(contentMaxLength)),
     status: status(),
+    tags,
+    excerpt,
     regenerate_slug: optional(
       oneOfField(
         'regenerate_slug',

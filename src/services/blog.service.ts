@@ -9,7 +9,16 @@ import type { Types } from 'mongoose';
 import { NotFound } from '../errors/http-errors';
 import type { Logger } from '../lib/logger';
 import { duplicateKeyField } from '../lib/mongo-errors';
-import { BLOG_VIEW_FIELDS, BlogModel, blogView, type BlogDocument, type BlogStatus } from '../models/blog.model';
+import {
+  BLOG_CARD_FIELDS,
+  BLOG_VIEW_FIELDS,
+  BlogModel,
+  blogCardView,
+  blogView,
+  type BlogDocument,
+  type BlogStatus,
+} from '../models/blog.model';
+import { cardOf } from '../lib/plain-text';
 import { CommentModel } from '../models/comment.model';
 import { LikeModel } from '../models/like.model';
 import { USER_VIEW_FIELDS, UserModel, userView } from '../models/user.model';
@@ -19,7 +28,7 @@ import type { BannerStorage, StoredFile } from './storage';
 import type { AccountService } from './account.service';
 import { authorView, canReadDrafts, visibleTo, type Viewer } from './viewer';
 
-import type { BlogFields, BlogView } from '../schemas/blog';
+import type { BlogCardView, BlogFields, BlogView, TagCountView } from '../schemas/blog';
 
 export type { BlogStatus } from '../models/blog.model';
 
@@ -46,7 +55,27 @@ export type BlogChanges = Partial<BlogFields> & {
 
 export interface BlogPage {
   total: number;
-  blogs: BlogView[];
+  blogs: BlogView[] | BlogCardView[];
+}
+
+/** What a list asks for beyond its page: one author's blogs, one tag's, cards instead of whole blogs. */
+export interface BlogListQuery {
+  limit: number;
+  offset: number;
+  authorId?: string;
+  tag?: string;
+  card?: boolean;
+}
+
+/**
+ * The excerpt and reading time to store with a blog's content: an excerpt the admin sent is kept (until
+ * an empty one hands it back to the content); otherwise it follows the content.
+ */
+function cardFields(content: string, excerpt: string | undefined, customExcerpt: boolean) {
+  const card = cardOf(content);
+  if (excerpt) return { ...card, excerpt, customExcerpt: true };
+  if (excerpt === undefined && customExcerpt) return { readingTime: card.readingTime };
+  return { ...card, customExcerpt: false };
 }
 
 interface BlogServiceDeps {
@@ -100,7 +129,13 @@ export function createBlogService({ storage, logger, accounts }: BlogServiceDeps
    * the viewer liked each come from one batched query each, run side by side, and every blog is shaped
    * in one pass (each author only once per page).
    */
-  async function present(blogs: Record<string, unknown>[], viewer: Viewer): Promise<BlogView[]> {
+  async function present(blogs: Record<string, unknown>[], viewer: Viewer): Promise<BlogView[]>;
+  async function present(
+    blogs: Record<string, unknown>[],
+    viewer: Viewer,
+    card: boolean,
+  ): Promise<BlogView[] | BlogCardView[]>;
+  async function present(blogs: Record<string, unknown>[], viewer: Viewer, card = false) {
     if (blogs.length === 0) return [];
     const blogIds = blogs.map((blog) => blog._id);
     const authorIds = [...new Set(blogs.filter((blog) => blog.author != null).map((blog) => String(blog.author)))];
@@ -110,25 +145,42 @@ export function createBlogService({ storage, logger, accounts }: BlogServiceDeps
     ]);
     const authorViews = new Map(authors.map((author) => [String(author._id), authorView(userView(author), viewer)]));
     const liked = new Set(likes.map((like) => String(like.blog)));
-    return blogs.map((blog) =>
-      blogView(blog, authorViews.get(String(blog.author)) ?? null, liked.has(String(blog._id))),
-    );
+    const shape = card ? blogCardView : blogView;
+    return blogs.map((blog) => shape(blog, authorViews.get(String(blog.author)) ?? null, liked.has(String(blog._id))));
   }
 
-  async function listBlogs(
-    viewer: Viewer,
-    page: { limit: number; offset: number; authorId?: string },
-  ): Promise<BlogPage> {
-    const filter = { ...visibleTo(viewer), ...(page.authorId ? { author: page.authorId } : {}) };
+  async function listBlogs(viewer: Viewer, page: BlogListQuery): Promise<BlogPage> {
+    const filter = {
+      ...(page.tag ? { tags: page.tag } : {}),
+      ...visibleTo(viewer),
+      ...(page.authorId ? { author: page.authorId } : {}),
+    };
     const [total, blogs] = await Promise.all([
       BlogModel.countDocuments(filter),
-      BlogModel.find(filter, BLOG_VIEW_FIELDS)
+      BlogModel.find(filter, page.card ? BLOG_CARD_FIELDS : BLOG_VIEW_FIELDS)
         .sort({ createdAt: -1, _id: -1 })
         .skip(page.offset)
         .limit(page.limit)
         .lean(),
     ]);
-    return { total, blogs: await present(blogs, viewer) };
+    return { total, blogs: await present(blogs, viewer, page.card ?? false) };
+  }
+
+  /** Tags with how many blogs the viewer may see carry each, most used first (then by name, so pages are stable). */
+  async function listTags(viewer: Viewer, page: { limit: number; offset: number }) {
+    const carried = [{ $match: { ...visibleTo(viewer), 'tags.0': { $exists: true } } }, { $unwind: '$tags' }];
+    const [counted, tags] = await Promise.all([
+      BlogModel.aggregate<{ total: number }>([...carried, { $group: { _id: '$tags' } }, { $count: 'total' }]),
+      BlogModel.aggregate<TagCountView>([
+        ...carried,
+        { $group: { _id: '$tags', count: { $sum: 1 } } },
+        { $sort: { count: -1, _id: 1 } },
+        { $skip: page.offset },
+        { $limit: page.limit },
+        { $project: { _id: 0, name: '$_id', count: 1 } },
+      ]),
+    ]);
+    return { total: counted[0]?.total ?? 0, tags: tags.map(({ name, count }) => ({ name, count })) };
   }
 
   /**
@@ -146,10 +198,15 @@ export function createBlogService({ storage, logger, accounts }: BlogServiceDeps
     return (await present([blog], viewer))[0];
   }
 
-  async function createBlog(author: Viewer, { banner: bannerInput, ...fields }: NewBlog): Promise<BlogView> {
+  async function createBlog(
+    author: Viewer,
+    { banner: bannerInput, excerpt, tags = [], ...fields }: NewBlog,
+  ): Promise<BlogView> {
     const banner = await storeBanner(bannerInput);
     const blog = new BlogModel({
       ...fields,
+      ...cardFields(fields.content, excerpt, false),
+      tags,
       publishedAt: fields.status === 'published' ? new Date() : null,
       author: author._id,
       banner,
@@ -167,8 +224,10 @@ export function createBlogService({ storage, logger, accounts }: BlogServiceDeps
   async function updateBlog(blogId: string, changes: BlogChanges, viewer: Viewer): Promise<BlogView> {
     const blog = await BlogModel.findById(blogId);
     if (!blog) throw new NotFound('Blog not found');
-    const { banner, regenerateSlug, ...fields } = changes;
+    const { banner, regenerateSlug, excerpt, ...fields } = changes;
     for (const [field, value] of Object.entries(fields)) if (value !== undefined) blog.set(field, value);
+    if (fields.content !== undefined || excerpt !== undefined)
+      blog.set(cardFields(blog.content, excerpt, blog.customExcerpt ?? false));
     if (fields.status === 'published' && !blog.publishedAt) blog.publishedAt = new Date();
     const oldBannerKey = blog.banner?.key;
     const newBanner = banner && (await storeBanner(banner));
@@ -212,7 +271,16 @@ export function createBlogService({ storage, logger, accounts }: BlogServiceDeps
     return blog;
   }
 
-  return { listBlogs, readBlogBySlug, createBlog, updateBlog, deleteBlog, deleteBlogsOfAuthor, findVisibleBlog };
+  return {
+    listBlogs,
+    listTags,
+    readBlogBySlug,
+    createBlog,
+    updateBlog,
+    deleteBlog,
+    deleteBlogsOfAuthor,
+    findVisibleBlog,
+  };
 }
 
 export type BlogService = ReturnType<typeof createBlogService>;

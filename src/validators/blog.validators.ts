@@ -5,7 +5,7 @@
  */
 import { checkSchema, param, type CustomValidator, type ParamSchema, type Schema } from 'express-validator';
 import type { Request } from 'express';
-import { BANNER_FIELD, createBlogBody, updateBlogBody } from '../schemas/blog';
+import { BANNER_FIELD, BLOG_LIST_QUERY, createBlogBody, updateBlogBody } from '../schemas/blog';
 import { sanitizeBlogContent } from '../services/blog-content';
 import { inspectBannerImage, InvalidImageError } from '../services/banner-image';
 import { objectIdParam, pagination } from './common.validators';
@@ -69,8 +69,12 @@ export function updateBlogValidators(options: { contentMaxLength: number }) {
   return [onlyFields(form.fields), ...blogIdValidators, ...formRules(form, false)];
 }
 
-export const listBlogsValidators = pagination;
-export const listBlogsOfUserValidators = [objectIdParam('userId', 'User id'), ...pagination];
+/** A list's page, and which tag and which shape of blog (src/schemas/blog.ts BLOG_LIST_QUERY). */
+const blogListQuery = checkSchema({ tag: BLOG_LIST_QUERY.tag.rules, fields: BLOG_LIST_QUERY.fields.rules }, ['query']);
+
+export const listBlogsValidators = [...pagination, ...blogListQuery];
+export const listBlogsOfUserValidators = [objectIdParam('userId', 'User id'), ...pagination, ...blogListQuery];
+export const listTagsValidators = pagination;
 export const blogSlugValidators = [
   param('slug').isLength({ min: 1, max: 200 }).withMessage('Slug must be 1 to 200 characters'),
 ];

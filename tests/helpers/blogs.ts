@@ -12,6 +12,9 @@ export interface BlogFields {
   status?: 'draft' | 'published';
   banner?: Buffer;
   filename?: string;
+  /** Sent as they are: one field per string (repeated fields for an array). */
+  tags?: string | string[];
+  excerpt?: string;
 }
 
 /** A multipart POST /blogs/ with the given fields (a fresh title and a small PNG unless given). */
@@ -23,6 +26,8 @@ export async function postBlog(app: Express, admin: SignedInUser, fields: BlogFi
     .field('title', fields.title ?? `Blog number ${counter} of ${process.pid}`)
     .field('content', fields.content ?? '<p>Some <strong>content</strong></p>');
   if (fields.status) req.field('status', fields.status);
+  for (const tag of [fields.tags ?? []].flat()) req.field('tags', tag);
+  if (fields.excerpt !== undefined) req.field('excerpt', fields.excerpt);
   return req.attach('banner_image', fields.banner ?? (await makeImage('png')), fields.filename ?? 'banner.png');
 }
 

@@ -16,6 +16,12 @@ function formOf<T>(req: Request): T {
   return fields as T;
 }
 
+/** A list's tag (normalised by the validators) and whether it asks for cards. */
+const listQueryOf = (data: Record<string, unknown>) => ({
+  tag: data.tag as string | undefined,
+  card: data.fields === 'card',
+});
+
 export function createBlogController({ blogs, config }: { blogs: BlogService; config: Config }) {
   /** The uploaded banner, when the validators found one, proved it an image and re-encoded it (res.locals.banner). */
   function bannerOf(req: Request, res: Response): BannerInput | undefined {
@@ -27,16 +33,22 @@ export function createBlogController({ blogs, config }: { blogs: BlogService; co
 
   return {
     async listBlogs(req: Request, res: Response) {
-      const { limit, offset } = pageOf(matchedData(req));
-      const page = await blogs.listBlogs(viewerOf(res), { limit, offset });
+      const data = matchedData(req);
+      const { limit, offset } = pageOf(data);
+      const page = await blogs.listBlogs(viewerOf(res), { limit, offset, ...listQueryOf(data) });
       res.json({ limit, offset, ...page });
     },
 
     async listBlogsOfUser(req: Request, res: Response) {
       const data = matchedData(req);
       const { limit, offset } = pageOf(data);
-      const page = await blogs.listBlogs(viewerOf(res), { limit, offset, authorId: data.userId });
+      const page = await blogs.listBlogs(viewerOf(res), { limit, offset, authorId: data.userId, ...listQueryOf(data) });
       res.json({ limit, offset, ...page });
+    },
+
+    async listTags(req: Request, res: Response) {
+      const { limit, offset } = pageOf(matchedData(req));
+      res.json({ limit, offset, ...(await blogs.listTags(viewerOf(res), { limit, offset })) });
     },
 
     async getBlog(req: Request, res: Response) {

@@ -10,6 +10,7 @@ import {
   createBlogValidators,
   listBlogsOfUserValidators,
   listBlogsValidators,
+  listTagsValidators,
   updateBlogValidators,
 } from '../../validators/blog.validators';
 import type { RouteDeps } from './deps';
@@ -28,5 +29,14 @@ export function blogRoutes(deps: RouteDeps): Router {
   router.get('/:slug', blogSlugValidators, validate, blogs.getBlog);
   router.put('/:blogId', authorize('blogs:manage'), upload, updateBlogValidators(limits), validate, blogs.updateBlog);
   router.delete('/:blogId', authorize('blogs:manage'), blogIdValidators, validate, blogs.deleteBlog);
+  return router;
+}
+
+/** /tags: the tags of the blogs the viewer may read, with their counts; read like the blogs. */
+export function tagRoutes(deps: RouteDeps): Router {
+  const blogs = createBlogController(deps);
+  const router = Router();
+  router.use(authenticateUnlessPublicRead(deps.authenticate, deps.config.publicReads));
+  router.get('/', listTagsValidators, validate, blogs.listTags);
   return router;
 }

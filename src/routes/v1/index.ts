@@ -2,7 +2,7 @@
 import { Router } from 'express';
 import { createRootController } from '../../controllers/v1/root.controller';
 import { authRoutes } from './auth.routes';
-import { blogRoutes } from './blog.routes';
+import { blogRoutes, tagRoutes } from './blog.routes';
 import { commentRoutes } from './comment.routes';
 import { docsRoutes } from './docs.routes';
 import { likeRoutes } from './like.routes';
@@ -17,6 +17,7 @@ export function v1Routes(deps: RouteDeps): Router {
   router.use('/auth', authRoutes(deps));
   router.use('/users', userRoutes(deps));
   router.use('/blogs', blogRoutes(deps));
+  router.use('/tags', tagRoutes(deps));
   router.use('/likes', likeRoutes(deps));
   router.use('/comments', commentRoutes(deps));
   router.use(docsRoutes(deps.openApiDocument));

@@ -1,0 +1,29 @@
+/**
+ * Start-up migration of the blogs collection: blogs saved before cards existed get their excerpt and
+ * reading time (lib/plain-text.ts), so lists never parse HTML. Run by server.ts before the API
+ * serves; idempotent (once done it finds nothing to do), and a failure is logged while start-up goes on:
+ * until the next start, such a blog's card is worked out when it is read (blog.model.ts blogView).
+ */
+import type { Logger } from '../lib/logger';
+import { cardOf } from '../lib/plain-text';
+import { BlogModel } from './blog.model';
+
+export async function backfillBlogCards(logger: Logger): Promise<void> {
+  let fixed = 0;
+  try {
+    const missing = BlogModel.find({ $or: [{ excerpt: { $exists: false } }, { readingTime: { $exists: false } }] })
+      .select('_id content')
+      .lean()
+      .cursor();
+    for await (const blog of missing) {
+      // not an edit: updatedAt stays
+      await BlogModel.updateOne({ _id: blog._id }, { $set: cardOf(blog.content) }, { timestamps: false });
+      fixed += 1;
+    }
+  } catch (error) {
+    logger.error('blogs: could not add excerpts and reading times; the next start tries again', {
+      error: error instanceof Error ? error.message : String(error),
+    });
+  }
+  if (fixed > 0) logger.info('blogs: excerpts and reading times added to older blogs', { count: fixed });
+}
