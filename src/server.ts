@@ -38,7 +38,8 @@ async function main(): Promise<void> {
   const database = await startDatabase(config, logger);
   const metrics = startMetrics(config);
   await backfillUsernameKeys(logger);
-  await backfillBlogCards(logger);
+  // In the background: reads work out a missing card on the spot meanwhile, so start-up need not wait.
+  void backfillBlogCards(logger);
   const redis = await startRedis(config, logger, metrics);
   const storage = startBannerStorage(config, logger);
   const maintenanceTimer = scheduleMaintenance(config, logger, storage);

@@ -1,8 +1,10 @@
 /**
  * Start-up migration of the blogs collection: blogs saved before cards existed get their excerpt and
- * reading time (lib/plain-text.ts), so lists never parse HTML. Run by server.ts before the API
- * serves; idempotent (once done it finds nothing to do), and a failure is logged while start-up goes on:
- * until the next start, such a blog's card is worked out when it is read (blog.model.ts blogView).
+ * reading time (lib/plain-text.ts), so lists never parse HTML. Started by server.ts in the background,
+ * as a large collection would hold start-up for long; until it reaches a blog (or, after a failure, which
+ * is logged, until the next start) that blog's card is worked out when it is read (blog.model.ts
+ * blogView). Idempotent: once done it finds nothing to do, and instances running it at once only repeat
+ * each other's writes.
  */
 import type { Logger } from '../lib/logger';
 import { cardOf } from '../lib/plain-text';
