@@ -45,6 +45,8 @@ const environmentSchema = z.object({
   NODE_ENV: z.preprocess(emptyToUndefined, z.enum(['development', 'test', 'production']).default('development')),
   PORT: integer(3000, 0, 65535),
   PUBLIC_URL: z.preprocess(emptyToUndefined, z.url().optional()),
+  // The front end's address, for the links the API hands out to readers (feeds, mails, previews): src/lib/site-links.ts.
+  SITE_URL: z.preprocess(emptyToUndefined, z.url().optional()),
   MONGODB_URI: optionalString,
   MONGODB_SERVER_API: boolean(false),
   JWT_ACCESS_SECRET: optionalString,
@@ -84,12 +86,11 @@ const environmentSchema = z.object({
     z
       .string()
       .regex(
-        /^cloudinary:\/\/[^:@/\s]+:[^:@/\s]+@[^:@/?\s]+(\?upload_prefix=[^&\s]+)?$/,
-        'must look like cloudinary://<api_key>:<api_secret>@<cloud_name>, optionally followed by ?upload_prefix=<API base URL>',
+        /^cloudinary:\/\/[^:@/\s]+:[^:@/\s]+@[^:@/?\s]+(\?(upload_prefix|folder)=[^&\s]+(&(upload_prefix|folder)=[^&\s]+)?)?$/,
+        'must look like cloudinary://<api_key>:<api_secret>@<cloud_name>, optionally followed by ?folder=<folder>&upload_prefix=<API base URL>',
       )
       .optional(),
   ),
-  CLOUDINARY_FOLDER: z.preprocess(emptyToUndefined, z.string().default('blog-banners')),
 
   // Operations: several instances behind one limit, and graceful shutdown.
   REDIS_URL: z.preprocess(
@@ -144,6 +145,7 @@ const RETIRED_SETTINGS: Record<string, string> = {
   CLOUDINARY_API_KEY: 'set CLOUDINARY_URL=cloudinary://<api_key>:<api_secret>@<cloud_name>',
   CLOUDINARY_API_SECRET: 'set CLOUDINARY_URL=cloudinary://<api_key>:<api_secret>@<cloud_name>',
   CLOUDINARY_UPLOAD_PREFIX: 'add ?upload_prefix=<URL> to CLOUDINARY_URL',
+  CLOUDINARY_FOLDER: 'add ?folder=<folder> to CLOUDINARY_URL',
   MONGODB_OPERATION_TIMEOUT_MS: 'add ?timeoutMS=<ms> to MONGODB_URI',
   MONGODB_SERVER_SELECTION_TIMEOUT_MS: 'add ?serverSelectionTimeoutMS=<ms> to MONGODB_URI',
   MONGODB_SOCKET_TIMEOUT_MS: 'add ?socketTimeoutMS=<ms> to MONGODB_URI',
@@ -198,6 +200,8 @@ export interface Config {
    * PUBLIC_URL; required in production, http://localhost:<PORT> otherwise.
    */
   publicUrl: string;
+  /** The front end's base URL (SITE_URL), without a trailing slash; links to it are off when unset. */
+  siteUrl?: string;
   mongodb: { uri?: string; serverApi: boolean };
   jwt: {
     accessSecret: string;
@@ -320,9 +324,11 @@ function resolveSecret(
   return randomBytes(48).toString('base64url');
 }
 
+const DEFAULT_CLOUDINARY_FOLDER = 'blog-banners';
+
 /**
  * Cloudinary credentials from CLOUDINARY_URL (cloudinary://key:secret@cloud), Cloudinary's own form, with
- * its upload_prefix parameter for another API base URL (a regional endpoint, or a test's fake).
+ * its upload_prefix parameter for another API base URL (a regional endpoint, or a test's fake) and a folder.
  */
 function resolveCloudinary(env: z.infer<typeof environmentSchema>): CloudinaryConfig | undefined {
   if (!env.CLOUDINARY_URL) return undefined;
@@ -335,7 +341,7 @@ function resolveCloudinary(env: z.infer<typeof environmentSchema>): CloudinaryCo
     cloudName: url.hostname,
     apiKey: decodeURIComponent(url.username),
     apiSecret: decodeURIComponent(url.password),
-    folder: env.CLOUDINARY_FOLDER,
+    folder: url.searchParams.get('folder') ?? DEFAULT_CLOUDINARY_FOLDER,
     uploadPrefix: uploadPrefix?.replace(/\/+$/, ''),
   };
 }
@@ -408,6 +414,7 @@ export function loadConfig(
     isProduction,
     port: env.PORT,
     publicUrl: (env.PUBLIC_URL ?? `http://localhost:${env.PORT}`).replace(/\/+$/, ''),
+    siteUrl: env.SITE_URL?.replace(/\/+$/, ''),
     mongodb: { uri: env.MONGODB_URI, serverApi: env.MONGODB_SERVER_API },
     jwt: {
       accessSecret,

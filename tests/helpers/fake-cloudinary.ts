@@ -36,8 +36,7 @@ export interface FakeCloudinary {
 /** The settings that send an app's banners to this fake, into `folder`. */
 export function cloudinaryEnv(cloud: FakeCloudinary, folder: string): Record<string, string> {
   return {
-    CLOUDINARY_URL: `cloudinary://${cloud.apiKey}:${cloud.apiSecret}@${cloud.cloudName}?upload_prefix=${cloud.url}`,
-    CLOUDINARY_FOLDER: folder,
+    CLOUDINARY_URL: `cloudinary://${cloud.apiKey}:${cloud.apiSecret}@${cloud.cloudName}?folder=${folder}&upload_prefix=${cloud.url}`,
   };
 }
 
