@@ -6,7 +6,7 @@ import { createLogger } from '../src/lib/logger';
 import { errorHandler, toHttpError } from '../src/middlewares/error-handler';
 import { useTestApp } from './helpers/test-app';
 
-const ctx = useTestApp({ env: { JSON_BODY_LIMIT: '1kb' } });
+const ctx = useTestApp();
 const api = ctx.api;
 
 const register = () => api.post('/auth/register').set('Content-Type', 'application/json');
@@ -19,8 +19,8 @@ describe('bad request bodies at the HTTP boundary', () => {
     expect(response.text).not.toMatch(/at .*\.js|SyntaxError/);
   });
 
-  it('answers a body over the JSON limit with 413 in the error shape', async () => {
-    const response = await register().send(JSON.stringify({ email: 'a@b.co', password: 'x'.repeat(2048) }));
+  it('answers a body over the 100 kB JSON limit with 413 in the error shape', async () => {
+    const response = await register().send(JSON.stringify({ email: 'a@b.co', password: 'x'.repeat(101 * 1024) }));
     expect(response.status).toBe(413);
     expect(response.body).toEqual({ code: 'ValidationError', message: expect.any(String) });
   });

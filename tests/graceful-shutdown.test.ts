@@ -96,7 +96,7 @@ describe('graceful shutdown on SIGTERM', () => {
   it.concurrent('answers every request in flight completely, refuses new connections, and exits 0', async () => {
     // bcrypt at cost 12 takes about 250 ms per registration, and the app hashes one at a time on two
     // cores, so eight registrations are still being worked on when the signal arrives.
-    const server = await startServer({ BCRYPT_COST: '12', SHUTDOWN_GRACE_MS: '60000' });
+    const server = await startServer({ BCRYPT_COST: '12', SHUTDOWN_TIMEOUTS: 'readiness=0,grace=60s' });
     const requests = Array.from({ length: 8 }, (_, i) =>
       send(server, 'POST', '/api/v1/auth/register', { email: `inflight${i}@example.com`, password: 'password123' }),
     );
@@ -125,7 +125,7 @@ describe('graceful shutdown on SIGTERM', () => {
     'closes a keep-alive connection once its last response ends, so a client that keeps sending on it cannot hold the process open',
     async () => {
       // A grace period far beyond the test's timeout: only closing the connection once idle lets this process end in time.
-      const server = await startServer({ BCRYPT_COST: '12', SHUTDOWN_GRACE_MS: '600000' });
+      const server = await startServer({ BCRYPT_COST: '12', SHUTDOWN_TIMEOUTS: 'readiness=0,grace=10m' });
       const agent = new http.Agent({ keepAlive: true, maxSockets: 1 });
       // Busy at the signal (so server.close() cannot close it yet), idle a few hundred ms later.
       const registration = send(
@@ -155,7 +155,7 @@ describe('graceful shutdown on SIGTERM', () => {
   );
 
   it.concurrent('cuts a request still running when the grace period ends, then exits 0', async () => {
-    const server = await startServer({ SHUTDOWN_GRACE_MS: '1000' });
+    const server = await startServer({ SHUTDOWN_TIMEOUTS: 'readiness=0,grace=1s' });
     // A client that sends half of its body and then nothing: its request never completes by itself.
     const socket = connect(server.port, '127.0.0.1');
     const closedByServer = new Promise<string>((resolve) => {
@@ -191,10 +191,10 @@ describe('SIGINT', () => {
   });
 });
 
-describe('readiness delay before the drain (SHUTDOWN_READINESS_DELAY_MS)', () => {
+describe('readiness delay before the drain (SHUTDOWN_TIMEOUTS readiness)', () => {
   it.concurrent('answers /readyz 503 while still accepting and serving requests, then drains and exits 0', async () => {
     // long enough for a /readyz and a registration on a loaded machine, many times over
-    const server = await startServer({ SHUTDOWN_READINESS_DELAY_MS: '2000' });
+    const server = await startServer({ SHUTDOWN_TIMEOUTS: 'readiness=2s' });
     expect((await send(server, 'GET', '/readyz').response).status).toBe(200);
 
     server.child.kill('SIGTERM');
@@ -220,9 +220,9 @@ describe('readiness delay before the drain (SHUTDOWN_READINESS_DELAY_MS)', () =>
 
 describe('HTTP server timeouts', () => {
   it.concurrent(
-    'answers a request whose headers never finish with 408 after HTTP_HEADERS_TIMEOUT_MS instead of holding it for minutes',
+    'answers a request whose headers never finish with 408 after the HTTP_TIMEOUTS headers deadline instead of holding it for minutes',
     async () => {
-      const server = await startServer({ HTTP_HEADERS_TIMEOUT_MS: '1000', HTTP_REQUEST_TIMEOUT_MS: '3000' });
+      const server = await startServer({ HTTP_TIMEOUTS: 'headers=1s,request=3s' });
       const socket = connect(server.port, '127.0.0.1');
       const answer = new Promise<string>((resolve) => {
         let received = '';

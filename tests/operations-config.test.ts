@@ -1,4 +1,4 @@
-/** The operations variables: REDIS_URL (shared rate limit) and SHUTDOWN_GRACE_MS (draining on SIGTERM). */
+/** The operations variables: REDIS_URL (shared rate limit) and SHUTDOWN_TIMEOUTS (draining on SIGTERM). */
 import { ConfigError, loadConfig } from '../src/config';
 
 const base = { NODE_ENV: 'development', JWT_ACCESS_SECRET: 'a'.repeat(32), JWT_REFRESH_SECRET: 'b'.repeat(32) };
@@ -26,11 +26,16 @@ describe('operations configuration', () => {
     },
   );
 
-  it('reads SHUTDOWN_GRACE_MS and refuses values that are not a whole number of ms up to 10 minutes', () => {
-    expect(loadConfig({ ...base, SHUTDOWN_GRACE_MS: '25000' }).config.shutdownGraceMs).toBe(25_000);
-    expect(loadConfig({ ...base, SHUTDOWN_GRACE_MS: '0' }).config.shutdownGraceMs).toBe(0);
-    for (const invalid of ['-1', '1.5', 'ten', '600001']) {
-      expect(() => loadConfig({ ...base, SHUTDOWN_GRACE_MS: invalid })).toThrow('SHUTDOWN_GRACE_MS');
+  it('reads SHUTDOWN_TIMEOUTS, each part optional, and refuses a part that is unknown, fractional or over 10 minutes', () => {
+    const grace = (value: string) => loadConfig({ ...base, SHUTDOWN_TIMEOUTS: value }).config;
+    expect(grace('grace=25s')).toEqual(
+      expect.objectContaining({ shutdownGraceMs: 25_000, shutdownReadinessDelayMs: 5_000 }),
+    );
+    expect(grace('Readiness=0, GRACE=1500')).toEqual(
+      expect.objectContaining({ shutdownGraceMs: 1_500, shutdownReadinessDelayMs: 0 }),
+    );
+    for (const invalid of ['grace=-1', 'grace=1.5', 'grace=ten', 'grace=600001', 'drain=5s', '5s']) {
+      expect(() => grace(invalid)).toThrow('SHUTDOWN_TIMEOUTS');
     }
   });
 });
@@ -69,7 +74,8 @@ describe('failure-behaviour configuration', () => {
     expect(loadConfig({ ...base, DB_WATCHDOG_UNREACHABLE_MS: '0' }).config.database.watchdogIntervalMs).toBe(0);
     for (const [name, value] of [
       ['STORAGE_SAVE_TIMEOUT_MS', '-5'],
-      ['SHUTDOWN_READINESS_DELAY_MS', '1.5'],
+      ['SHUTDOWN_TIMEOUTS', 'readiness=1.5'],
+      ['HTTP_TIMEOUTS', 'keepAlive=50ms'],
       ['DB_WATCHDOG_UNREACHABLE_MS', '500'],
     ]) {
       expect(() => loadConfig({ ...base, [name]: value })).toThrow(name);
@@ -101,11 +107,16 @@ describe('failure-behaviour configuration', () => {
     );
     expect(() => loadConfig({ ...base, RECONCILE_ON_START: 'false' })).toThrow('RECONCILE_INTERVAL_MS=0');
     expect(() => loadConfig({ ...base, CLOUDINARY_API_KEY: 'key' })).toThrow('CLOUDINARY_URL');
+    expect(() => loadConfig({ ...base, SHUTDOWN_GRACE_MS: '1000' })).toThrow('SHUTDOWN_TIMEOUTS=grace=');
+    expect(() => loadConfig({ ...base, CLOUDINARY_FOLDER: 'blogs' })).toThrow('?folder=');
   });
 
   it('refuses a headers timeout longer than the request timeout', () => {
-    expect(() => loadConfig({ ...base, HTTP_HEADERS_TIMEOUT_MS: '70000', HTTP_REQUEST_TIMEOUT_MS: '60000' })).toThrow(
-      'HTTP_HEADERS_TIMEOUT_MS',
-    );
+    expect(() => loadConfig({ ...base, HTTP_TIMEOUTS: 'headers=70s,request=60s' })).toThrow('HTTP_TIMEOUTS');
+    expect(loadConfig({ ...base, HTTP_TIMEOUTS: 'headers=5s,keepalive=61s' }).config.http).toEqual({
+      headersTimeoutMs: 5_000,
+      requestTimeoutMs: 60_000,
+      keepAliveTimeoutMs: 61_000,
+    });
   });
 });

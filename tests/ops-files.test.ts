@@ -207,7 +207,7 @@ describe('.env.example', () => {
     for (const name of [
       ...Object.keys(compose.services.api.environment ?? {}),
       'REDIS_URL',
-      'SHUTDOWN_GRACE_MS',
+      'SHUTDOWN_TIMEOUTS',
       'TRUST_PROXY',
       'API_PORT',
     ]) {

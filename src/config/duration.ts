@@ -14,3 +14,14 @@ export function parseDurationSeconds(text: string): number | undefined {
   else seconds = ms(trimmed as ms.StringValue) / 1000;
   return seconds > 0 && Number.isSafeInteger(seconds) ? seconds : undefined;
 }
+
+/**
+ * Reads a duration in whole milliseconds ("20s", "1500ms", "5m"); a bare number is milliseconds, as the
+ * `_MS` settings read it. Anything else, or a negative or fractional result, is refused (undefined).
+ */
+export function parseDurationMs(text: string): number | undefined {
+  const trimmed = text.trim();
+  if (trimmed === '') return undefined;
+  const millis = /^\d+$/.test(trimmed) ? Number(trimmed) : ms(trimmed as ms.StringValue);
+  return typeof millis === 'number' && millis >= 0 && Number.isSafeInteger(millis) ? millis : undefined;
+}

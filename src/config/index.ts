@@ -7,7 +7,7 @@ import { z } from 'zod';
 import { parseCorsOrigins } from './cors-origins';
 import { ConfigError } from './errors';
 import { loadDevelopmentSecrets } from './development-secrets';
-import { parseDurationSeconds } from './duration';
+import { parseDurationMs, parseDurationSeconds } from './duration';
 
 export { ConfigError };
 export { API_BASE_PATH, API_VERSION } from './api';
@@ -30,6 +30,47 @@ const duration = (fallback: string) =>
       return z.NEVER;
     }
     return seconds;
+  });
+/** Bounds of one duration in a setting of several (`name=duration,...`), in milliseconds. */
+interface DurationBound {
+  fallback: number;
+  min: number;
+  max: number;
+}
+
+/**
+ * Several related durations in one setting, such as HTTP_TIMEOUTS=headers=20s,request=60s: each name
+ * optional (its default otherwise), case-insensitive, bounded; anything unknown or out of bounds refused.
+ */
+const durations = <Name extends string>(bounds: Record<Name, DurationBound>) =>
+  z.preprocess(emptyToUndefined, z.string().optional()).transform((value, ctx) => {
+    const names = Object.keys(bounds) as Name[];
+    const result = Object.fromEntries(names.map((name) => [name, bounds[name].fallback])) as Record<Name, number>;
+    for (const part of (value ?? '')
+      .split(',')
+      .map((item) => item.trim())
+      .filter(Boolean)) {
+      const [given = '', text = ''] = part.split('=', 2).map((item) => item.trim());
+      const name = names.find((candidate) => candidate.toLowerCase() === given.toLowerCase());
+      if (!name) {
+        ctx.addIssue({
+          code: 'custom',
+          message: `"${part}": expected name=duration with a name among ${names.join(', ')}`,
+        });
+        return z.NEVER;
+      }
+      const millis = parseDurationMs(text);
+      const { min, max } = bounds[name];
+      if (millis === undefined || millis < min || millis > max) {
+        ctx.addIssue({
+          code: 'custom',
+          message: `${name} must be a duration from ${min} ms to ${max} ms, such as 20s`,
+        });
+        return z.NEVER;
+      }
+      result[name] = millis;
+    }
+    return result;
   });
 const list = z.preprocess(emptyToUndefined, z.string().optional()).transform((value) =>
   (value ?? '')
@@ -78,7 +119,6 @@ const environmentSchema = z.object({
   REQUIRE_CURRENT_PASSWORD: boolean(false),
   TRUST_PROXY: optionalString,
   LOG_LEVEL: z.preprocess(emptyToUndefined, z.enum(['silent', 'error', 'warn', 'info', 'http', 'debug']).optional()),
-  JSON_BODY_LIMIT: z.preprocess(emptyToUndefined, z.string().default('100kb')),
   BLOG_CONTENT_MAX_LENGTH: integer(DEFAULT_BLOG_CONTENT_MAX_LENGTH, 1, 1_000_000),
   UPLOADS_DIR: z.preprocess(emptyToUndefined, z.string().default('uploads')),
   CLOUDINARY_URL: z.preprocess(
@@ -100,7 +140,11 @@ const environmentSchema = z.object({
       .regex(/^rediss?:\/\/\S+$/, 'must be a redis:// or rediss:// URL')
       .optional(),
   ),
-  SHUTDOWN_GRACE_MS: integer(10_000, 0, 10 * 60_000),
+  // After SIGTERM: /readyz answers 503 for `readiness` while still serving, then in-flight requests get `grace`.
+  SHUTDOWN_TIMEOUTS: durations({
+    readiness: { fallback: 5_000, min: 0, max: 10 * 60_000 },
+    grace: { fallback: 10_000, min: 0, max: 10 * 60_000 },
+  }),
 
   // Metrics: GET /metrics for Prometheus (docs/operations-metrics.md).
   METRICS_ENABLED: boolean(true),
@@ -110,10 +154,12 @@ const environmentSchema = z.object({
   DB_WATCHDOG_UNREACHABLE_MS: integer(20_000, 0, 60 * 60_000),
   RECONCILE_INTERVAL_MS: integer(60 * 60_000, 0, 7 * 24 * 60 * 60_000),
   STORAGE_SAVE_TIMEOUT_MS: integer(15_000, 100, 10 * 60_000),
-  SHUTDOWN_READINESS_DELAY_MS: integer(5_000, 0, 10 * 60_000),
-  HTTP_HEADERS_TIMEOUT_MS: integer(20_000, 1_000, 10 * 60_000),
-  HTTP_REQUEST_TIMEOUT_MS: integer(60_000, 1_000, 60 * 60_000),
-  HTTP_KEEP_ALIVE_TIMEOUT_MS: integer(5_000, 100, 10 * 60_000),
+  // Node's HTTP server: all headers, the whole request, an idle keep-alive connection.
+  HTTP_TIMEOUTS: durations({
+    headers: { fallback: 20_000, min: 1_000, max: 10 * 60_000 },
+    request: { fallback: 60_000, min: 1_000, max: 60 * 60_000 },
+    keepAlive: { fallback: 5_000, min: 100, max: 10 * 60_000 },
+  }),
 });
 
 /**
@@ -129,6 +175,8 @@ const MONGODB_URI_TIMEOUTS = {
   heartbeatFrequencyMS: { field: 'heartbeatMs', fallback: 2_000, min: 500, max: 60_000 },
 } as const;
 
+/** Largest JSON body (bytes.js syntax): every JSON body the API takes is a few kB; blogs come as multipart. */
+const JSON_BODY_LIMIT = '100kb';
 /** Retry-After (seconds) of a 503 ServiceUnavailable while the database cannot be reached. */
 const DB_UNAVAILABLE_RETRY_AFTER_SECONDS = 5;
 /** Banner files younger than this are never swept as orphans: their blog may still be being written. */
@@ -155,6 +203,12 @@ const RETIRED_SETTINGS: Record<string, string> = {
   DB_WATCHDOG_INTERVAL_MS: `unset it (the watchdog looks ${WATCHDOG_LOOKS_PER_BOUND} times per DB_WATCHDOG_UNREACHABLE_MS; 0 there turns it off)`,
   RECONCILE_ON_START: 'unset it (RECONCILE_INTERVAL_MS=0 turns maintenance off, at start too)',
   ORPHAN_BANNER_MIN_AGE_MS: 'unset it (banner files younger than an hour are never swept)',
+  JSON_BODY_LIMIT: `unset it (JSON bodies are limited to ${JSON_BODY_LIMIT}; blogs come as multipart forms)`,
+  SHUTDOWN_READINESS_DELAY_MS: 'set SHUTDOWN_TIMEOUTS=readiness=<duration> (e.g. readiness=5s,grace=10s)',
+  SHUTDOWN_GRACE_MS: 'set SHUTDOWN_TIMEOUTS=grace=<duration> (e.g. readiness=5s,grace=10s)',
+  HTTP_HEADERS_TIMEOUT_MS: 'set HTTP_TIMEOUTS=headers=<duration> (e.g. headers=20s,request=60s,keepAlive=5s)',
+  HTTP_REQUEST_TIMEOUT_MS: 'set HTTP_TIMEOUTS=request=<duration> (e.g. headers=20s,request=60s,keepAlive=5s)',
+  HTTP_KEEP_ALIVE_TIMEOUT_MS: 'set HTTP_TIMEOUTS=keepAlive=<duration> (e.g. headers=20s,request=60s,keepAlive=5s)',
 };
 
 type DatabaseTimeoutField = (typeof MONGODB_URI_TIMEOUTS)[keyof typeof MONGODB_URI_TIMEOUTS]['field'];
@@ -437,7 +491,7 @@ export function loadConfig(
     requireCurrentPassword: env.REQUIRE_CURRENT_PASSWORD,
     trustProxy: parseTrustProxy(env.TRUST_PROXY),
     logLevel: env.LOG_LEVEL ?? (env.NODE_ENV === 'test' ? 'silent' : 'info'),
-    jsonBodyLimit: env.JSON_BODY_LIMIT,
+    jsonBodyLimit: JSON_BODY_LIMIT,
     blogs: { contentMaxLength: env.BLOG_CONTENT_MAX_LENGTH },
     storage: {
       cloudinary: resolveCloudinary(env),
@@ -446,13 +500,13 @@ export function loadConfig(
     },
 
     redisUrl: env.REDIS_URL,
-    shutdownGraceMs: env.SHUTDOWN_GRACE_MS,
+    shutdownGraceMs: env.SHUTDOWN_TIMEOUTS.grace,
     metrics: { enabled: env.METRICS_ENABLED, token: env.METRICS_TOKEN },
-    shutdownReadinessDelayMs: env.SHUTDOWN_READINESS_DELAY_MS,
+    shutdownReadinessDelayMs: env.SHUTDOWN_TIMEOUTS.readiness,
     http: {
-      headersTimeoutMs: env.HTTP_HEADERS_TIMEOUT_MS,
-      requestTimeoutMs: env.HTTP_REQUEST_TIMEOUT_MS,
-      keepAliveTimeoutMs: env.HTTP_KEEP_ALIVE_TIMEOUT_MS,
+      headersTimeoutMs: env.HTTP_TIMEOUTS.headers,
+      requestTimeoutMs: env.HTTP_TIMEOUTS.request,
+      keepAliveTimeoutMs: env.HTTP_TIMEOUTS.keepAlive,
     },
     database: {
       ...databaseTimeouts(env.MONGODB_URI),
@@ -467,7 +521,7 @@ export function loadConfig(
     },
   };
   if (config.http.headersTimeoutMs > config.http.requestTimeoutMs) {
-    throw new ConfigError('HTTP_HEADERS_TIMEOUT_MS: must not exceed HTTP_REQUEST_TIMEOUT_MS');
+    throw new ConfigError('HTTP_TIMEOUTS: headers must not exceed request');
   }
   if (isProduction && !config.storage.cloudinary) {
     warnings.push(

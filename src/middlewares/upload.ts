@@ -8,7 +8,7 @@
  * TCP keeps at the client. Fifty uploads at once then hold a few buffers, not fifty. The queue costs no
  * throughput, as an upload is bound by re-encoding its image (one per spare core, services/banner-image.ts).
  * The wait is bounded: a place is held no longer than its request may last (its body within
- * HTTP_REQUEST_TIMEOUT_MS, its banner's storage within STORAGE_SAVE_TIMEOUT_MS).
+ * the HTTP_TIMEOUTS request deadline, its banner's storage within STORAGE_SAVE_TIMEOUT_MS).
  */
 import type { NextFunction, Request, Response } from 'express';
 import multer from 'multer';

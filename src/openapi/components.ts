@@ -187,7 +187,7 @@ export const responses: Record<string, ResponseObject> = {
   ),
   NotFound: respond('No such resource (NotFound)', errorOf('NotFound', 'User not found')),
   PayloadTooLarge: respond(
-    'The JSON body is larger than JSON_BODY_LIMIT (100 kB by default)',
+    'The JSON body is larger than 100 kB',
     errorOf('ValidationError', 'Request body is too large'),
   ),
   UnsupportedMediaType: respond(

@@ -75,7 +75,7 @@ export function startServerProcess(env: Record<string, string>) {
       PORT: '0',
       BCRYPT_COST: '4',
       // stop at once on SIGTERM unless a test is about the readiness delay before the drain
-      SHUTDOWN_READINESS_DELAY_MS: '0',
+      SHUTDOWN_TIMEOUTS: 'readiness=0',
       // no background reconciliation racing a test's own writes unless it asks for one
       RECONCILE_INTERVAL_MS: '0',
       ...env,

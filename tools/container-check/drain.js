@@ -36,7 +36,7 @@ async function main() {
   execFileSync('podman', ['kill', '--signal', 'TERM', container], { stdio: 'ignore', timeout: 30_000 });
   console.log('SIGTERM sent with a login request in flight');
 
-  // First /readyz answers 503 while requests are still served (SHUTDOWN_READINESS_DELAY_MS), then the
+  // First /readyz answers 503 while requests are still served (SHUTDOWN_TIMEOUTS' readiness), then the
   // listening socket closes: wait (bounded) until a new connection is refused, noting the 503 on the way.
   let refused = false;
   let sawNotReady = false;

@@ -134,7 +134,7 @@ podman run -d --name "$container" --network host \
   -e PORT="$port" -e MONGODB_URI="$(cat "$ready")/container-check" \
   -e JWT_ACCESS_SECRET="$(random_secret)" -e JWT_REFRESH_SECRET="$(random_secret)" \
   -e PUBLIC_URL="http://127.0.0.1:$port" -e ADMIN_EMAILS="$admin" \
-  -e SHUTDOWN_READINESS_DELAY_MS=2000 -e SHUTDOWN_GRACE_MS=15000 \
+  -e SHUTDOWN_TIMEOUTS=readiness=2s,grace=15s \
   "$IMAGE" > /dev/null 2>> "$LOGS/podman.log" || fail "podman run failed: $(tail -n 1 "$LOGS/podman.log")"
 base_url=http://127.0.0.1:$port
 

@@ -607,8 +607,7 @@ async function diskFull(database: Database): Promise<string> {
 async function sigtermBurst({ database }: Context): Promise<string> {
   const api = await startApi('sigterm-burst', {
     MONGODB_URI: database.uri,
-    SHUTDOWN_READINESS_DELAY_MS: '3000',
-    SHUTDOWN_GRACE_MS: '10000',
+    SHUTDOWN_TIMEOUTS: 'readiness=3s,grace=10s',
   });
   const world = await createWorld(api.baseUrl, 1, 1);
   const token = world.users[0].token;

@@ -215,7 +215,7 @@ async function startLiveApi({ env = {}, log = () => undefined, onLine, timeoutMs
         // banners of a throw-away run go to a temporary folder, not the working tree's uploads/
         UPLOADS_DIR: uploadsDir,
         // stop at once when the check is done
-        SHUTDOWN_READINESS_DELAY_MS: '0',
+        SHUTDOWN_TIMEOUTS: 'readiness=0',
         ...env,
         ...(database ? { MONGODB_URI: database.uri } : {}),
         PORT: String(port),
