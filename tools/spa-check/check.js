@@ -4,8 +4,9 @@
  * Chromium (Debian's package, driven by playwright-core), its static server on one port and the built API
  * (tools/lib/server.js, `npm run build` first) on another, CORS_ORIGINS listing the SPA's origins.
  *
- * same-site  SPA http://localhost:P1, API http://localhost:P2: register, read the blog list and filter it by a tag, reload (the
- *            in-memory access token is gone: 401, refresh through the cookie, retry), log out.
+ * same-site  SPA http://localhost:P1, API http://localhost:P2: register, read the blog list and filter it
+ *            by a tag, reload (the in-memory access token is gone: 401, refresh through the cookie,
+ *            retry), log out.
  * cross-site SPA http://127.0.0.1:P1, API http://localhost:P2: register answers 201 but Chromium drops
  *            the SameSite cookie of a cross-site response, so refresh and logout answer 401
  *            "Refresh token required" and a reload signs the user out (docs/example-spa.md).
