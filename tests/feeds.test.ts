@@ -19,6 +19,7 @@ const posts: Record<string, { _id: string; slug: string }> = {};
 beforeAll(async () => {
   app = ctx.app;
   admin = await registerAdmin(ctx.app);
+  await ctx.api.as(admin).put('/users/current').send({ first_name: 'Ada', last_name: 'Lovelace' }).expect(200);
   posts.older = await createBlog(app, admin, { status: 'published', tags: ['node'], title: 'Older <b>bold</b> & co' });
   posts.draft = await createBlog(app, admin, { status: 'draft', tags: ['node'] });
   posts.newer = await createBlog(app, admin, { status: 'published', excerpt: 'A <script>alert(1)</script> summary' });
@@ -40,7 +41,7 @@ describe('GET /feed.xml', () => {
     expect(older.categories.map((category) => category.term)).toEqual(['node']);
     expect(newer.description).toBe('A <script>alert(1)</script> summary');
     expect(response.text).not.toContain('<script>');
-    expect(newer.authors[0].name).toBe(admin.user.username);
+    expect(newer.authors[0].name).toBe('Ada Lovelace');
     expect(newer.id).toMatch(new RegExp(`^tag:blog\\.example,\\d{4}-\\d{2}-\\d{2}:posts/${posts.newer._id}$`));
     expect(newer.published).toBeInstanceOf(Date);
     expect(newer.updated).toBeInstanceOf(Date);
@@ -52,6 +53,7 @@ describe('GET /feed.xml', () => {
     expect(tagged.title).toBe('blog.example #node');
     expect(tagged.items.map((item) => item.url)).toEqual([`${SITE}/posts/${posts.older.slug}`]);
     const authored = feedOf(await request(app).get(`/feed.xml?author=${admin.user._id}`).expect(200));
+    expect(authored.title).toBe('blog.example by Ada Lovelace');
     expect(authored.items).toHaveLength(2);
     await request(app).get('/feed.xml?author=5f0000000000000000000000').expect(404);
   });
@@ -97,5 +99,15 @@ describe('without SITE_URL', () => {
     const response = await request(ctx.buildApp({ SITE_URL: '' }).app).get(path);
     expect(response.status).toBe(404);
     expect(response.body).toEqual({ code: 'NotFound', message: expect.stringContaining('SITE_URL') });
+  });
+});
+
+describe('a draft published after newer posts', () => {
+  it('leads the feed: entries go by first publication, not creation', async () => {
+    await ctx.api.as(admin).put(`/blogs/${posts.draft._id}`).field('status', 'published').expect(200);
+    const feed = feedOf(await request(app).get('/feed.xml').expect(200));
+    expect(feed.items.map((item) => item.url)).toEqual(
+      [posts.draft, posts.newer, posts.older].map((post) => `${SITE}/posts/${post.slug}`),
+    );
   });
 });

@@ -16,7 +16,7 @@ export const FEED_ENTRIES = 50;
 export const SITEMAP_ENTRIES = 50_000;
 
 const FEED_FIELDS = '_id slug title excerpt tags author publishedAt createdAt updatedAt';
-const AUTHOR_FIELDS = 'username first_name last_name';
+const AUTHOR_FIELDS = 'username firstName lastName';
 const PUBLISHED = { status: 'published' } as const;
 
 export interface FeedQuery {
@@ -34,12 +34,12 @@ export interface FeedLinks {
 interface StoredAuthor {
   _id: unknown;
   username?: string;
-  first_name?: string;
-  last_name?: string;
+  firstName?: string;
+  lastName?: string;
 }
 
 const nameOf = (author: StoredAuthor | undefined) =>
-  [author?.first_name, author?.last_name].filter(Boolean).join(' ') || author?.username || 'Unknown author';
+  [author?.firstName, author?.lastName].filter(Boolean).join(' ') || author?.username || 'Unknown author';
 
 /**
  * Plain text for the feed's `type="html"` title and summary (the feed library's only kind): escaped, so that a
