@@ -57,7 +57,15 @@ export function operationsOf(paths: Paths): DocumentedOperation[] {
 }
 
 /** One part per resource module, in the order the reference page shows their tags. */
-const parts: ContractPart[] = [rootContract, authContract, userContract, blogContract, feedContract, healthContract, metricsContract];
+const parts: ContractPart[] = [
+  rootContract,
+  authContract,
+  userContract,
+  blogContract,
+  feedContract,
+  healthContract,
+  metricsContract,
+];
 
 export function buildOpenApiDocument(): OpenApiDocument {
   return {
