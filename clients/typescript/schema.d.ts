@@ -236,7 +236,7 @@ export interface paths {
         };
         /**
          * All blogs, newest first (published only for non-admins)
-         * @description Needs a Bearer token by default. Operator option: with `PUBLIC_READS=true` on the server, this read also works without an Authorization header, as an anonymous visitor: published blogs only (never drafts), `likedByMe` false, authors without email. A token that is sent still counts, and an invalid one still answers 401.
+         * @description Needs a Bearer token by default. Operator option: with `PUBLIC_READS=true` on the server, this read also works without an Authorization header, as an anonymous visitor: published blogs only (never drafts), `likedByMe` false, authors without email. A token that is sent still counts, and an invalid one still answers 401. Anonymous answers carry `Cache-Control: public, max-age=60, stale-while-revalidate=300` (or the durations PUBLIC_READS gives) and a weak ETag (If-None-Match → 304; a slug read answered by a cache counts no view); signed-in answers `Cache-Control: private`. Both vary on Authorization.
          */
         get: operations["listBlogs"];
         put?: never;
@@ -257,7 +257,7 @@ export interface paths {
         };
         /**
          * Blogs of one author, newest first (an unknown author has none)
-         * @description Needs a Bearer token by default. Operator option: with `PUBLIC_READS=true` on the server, this read also works without an Authorization header, as an anonymous visitor: published blogs only (never drafts), `likedByMe` false, authors without email. A token that is sent still counts, and an invalid one still answers 401.
+         * @description Needs a Bearer token by default. Operator option: with `PUBLIC_READS=true` on the server, this read also works without an Authorization header, as an anonymous visitor: published blogs only (never drafts), `likedByMe` false, authors without email. A token that is sent still counts, and an invalid one still answers 401. Anonymous answers carry `Cache-Control: public, max-age=60, stale-while-revalidate=300` (or the durations PUBLIC_READS gives) and a weak ETag (If-None-Match → 304; a slug read answered by a cache counts no view); signed-in answers `Cache-Control: private`. Both vary on Authorization.
          */
         get: operations["listBlogsOfUser"];
         put?: never;
@@ -277,7 +277,7 @@ export interface paths {
         };
         /**
          * One blog by its slug; counts a view when published
-         * @description Needs a Bearer token by default. Operator option: with `PUBLIC_READS=true` on the server, this read also works without an Authorization header, as an anonymous visitor: published blogs only (never drafts), `likedByMe` false, authors without email. A token that is sent still counts, and an invalid one still answers 401.
+         * @description Needs a Bearer token by default. Operator option: with `PUBLIC_READS=true` on the server, this read also works without an Authorization header, as an anonymous visitor: published blogs only (never drafts), `likedByMe` false, authors without email. A token that is sent still counts, and an invalid one still answers 401. Anonymous answers carry `Cache-Control: public, max-age=60, stale-while-revalidate=300` (or the durations PUBLIC_READS gives) and a weak ETag (If-None-Match → 304; a slug read answered by a cache counts no view); signed-in answers `Cache-Control: private`. Both vary on Authorization.
          */
         get: operations["getBlogBySlug"];
         put?: never;
@@ -315,7 +315,7 @@ export interface paths {
         };
         /**
          * Tags with how many blogs carry each, most used first (published blogs only for non-admins)
-         * @description Needs a Bearer token by default. Operator option: with `PUBLIC_READS=true` on the server, this read also works without an Authorization header, as an anonymous visitor: published blogs only (never drafts), `likedByMe` false, authors without email. A token that is sent still counts, and an invalid one still answers 401.
+         * @description Needs a Bearer token by default. Operator option: with `PUBLIC_READS=true` on the server, this read also works without an Authorization header, as an anonymous visitor: published blogs only (never drafts), `likedByMe` false, authors without email. A token that is sent still counts, and an invalid one still answers 401. Anonymous answers carry `Cache-Control: public, max-age=60, stale-while-revalidate=300` (or the durations PUBLIC_READS gives) and a weak ETag (If-None-Match → 304; a slug read answered by a cache counts no view); signed-in answers `Cache-Control: private`. Both vary on Authorization.
          */
         get: operations["listTags"];
         put?: never;
