@@ -5,7 +5,7 @@ const os = require('node:os');
 // Two projects, one database server for both (tests/global-setup.ts; each test file uses a database of its own,
 // see tests/helpers/test-app.ts):
 // - app: the real app in process, through supertest; `npm run test:fast` runs only these, for quick local loops.
-// - processes: tests that start real processes (the server, the CLI, redis-server, a code generator) for what only a
+// - processes: tests that start real processes (the server, the CLI, redis-server, a code generator, the bench's floor) for what only a
 //   process has: signals, shutdown, start-up failures, several instances side by side. `npm test` (and so CI) runs both.
 const PROCESS_TESTS = [
   '<rootDir>/tests/graceful-shutdown.test.ts',
@@ -14,6 +14,7 @@ const PROCESS_TESTS = [
   '<rootDir>/tests/startup.test.ts',
   '<rootDir>/tests/make-admin.test.ts',
   '<rootDir>/tests/typed-client.test.ts',
+  '<rootDir>/tests/bench-equivalence.test.ts',
 ];
 
 /** @satisfies {import('jest').Config} */

@@ -3,15 +3,16 @@
  * The floor: the least the API's read routes need, with nothing between node:http and the official
  * mongodb driver. Same checks (the JWT verifies, its session is live, its user exists and is not being
  * deleted), same queries (session ‖ user; count ‖ page; authors ‖ likes; findOneAndUpdate for a view),
- * same JSON. No framework, no middleware, no logging, no validation beyond what the answer depends on.
+ * same JSON (and the same Atom feed, through the same library). No framework, no middleware, no logging, no validation beyond what the answer depends on.
  * The benchmark proves its answers equal the API's before it measures either (bench/lib/equivalence.js).
  *
- *   MONGODB_URI=... JWT_ACCESS_SECRET=... PORT=0 node bench/floor-server.js
+ *   MONGODB_URI=... JWT_ACCESS_SECRET=... SITE_URL=... PUBLIC_URL=<the API's> PORT=0 node bench/floor-server.js
  * Prints "floor listening on <port>" when ready.
  */
 'use strict';
 const { createSecretKey } = require('node:crypto');
 const http = require('node:http');
+const { Feed } = require('feed');
 const jwt = require('jsonwebtoken');
 const { MongoClient, ObjectId } = require('mongodb');
 
@@ -44,6 +45,23 @@ const USER_FIELDS = {
   createdAt: 1,
   updatedAt: 1,
 };
+
+/** GET /feed.xml's fields and bound: the 50 latest publications, their authors' names. */
+const FEED_FIELDS = {
+  slug: 1,
+  title: 1,
+  excerpt: 1,
+  tags: 1,
+  author: 1,
+  publishedAt: 1,
+  createdAt: 1,
+  updatedAt: 1,
+};
+const FEED_ENTRIES = 50;
+const escapeText = (/** @type {string} */ text) =>
+  text.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;');
+const nameOf = (/** @type {any} */ author) =>
+  [author?.firstName, author?.lastName].filter(Boolean).join(' ') || author?.username || 'Unknown author';
 
 async function main() {
   const client = new MongoClient(/** @type {string} */ (process.env.MONGODB_URI));
@@ -132,8 +150,41 @@ async function main() {
     return { limit: Number(query.get('limit') ?? 20), offset: Number(query.get('offset') ?? 0) };
   }
 
+  /** The Atom feed as the API renders it (with the same library): SITE_URL's links, PUBLIC_URL's self link. */
+  async function atomFeed() {
+    const siteUrl = /** @type {string} */ (process.env.SITE_URL);
+    const self = `${process.env.PUBLIC_URL}/feed.xml`;
+    const host = new URL(siteUrl).host;
+    const posts = await blogs
+      .find({ status: 'published' }, { projection: FEED_FIELDS })
+      .sort({ publishedAt: -1, _id: -1 })
+      .limit(FEED_ENTRIES)
+      .toArray();
+    const authorIds = [...new Map(posts.map((post) => [String(post.author), post.author])).values()];
+    const authors = await users
+      .find({ _id: { $in: authorIds } }, { projection: { username: 1, firstName: 1, lastName: 1 } })
+      .toArray();
+    const authorById = new Map(authors.map((author) => [String(author._id), author]));
+    const updated = new Date(Math.max(0, ...posts.map((post) => post.updatedAt.getTime())));
+    const feed = new Feed({ id: self, title: host, link: siteUrl, feed: self, updated, copyright: '' });
+    for (const post of posts) {
+      feed.addItem({
+        id: `tag:${host},${post.createdAt.toISOString().slice(0, 10)}:posts/${post._id}`,
+        title: escapeText(post.title),
+        link: `${siteUrl}/posts/${encodeURIComponent(post.slug)}`,
+        date: post.updatedAt,
+        published: post.publishedAt ?? post.createdAt,
+        description: post.excerpt ? escapeText(post.excerpt) : undefined,
+        author: [{ name: nameOf(authorById.get(String(post.author))) }],
+        category: (post.tags ?? []).map((/** @type {string} */ tag) => ({ name: tag, term: tag })),
+      });
+    }
+    return feed.atom1();
+  }
+
   async function route(/** @type {http.IncomingMessage} */ req) {
     const url = new URL(req.url ?? '/', 'http://floor');
+    if (url.pathname === '/feed.xml') return [200, await atomFeed(), 'application/atom+xml; charset=utf-8'];
     const viewer = await authenticate(req);
     if (!viewer) return [401, { code: 'AuthenticationError', message: 'Access token is invalid or expired' }];
     if (url.pathname === '/api/v1/users/current') return [200, { user: userView(viewer) }];
@@ -168,13 +219,14 @@ async function main() {
 
   const server = http.createServer((req, res) => {
     route(req).then(
-      ([status, body]) => {
-        const json = JSON.stringify(body);
+      ([status, body, type]) => {
+        // a text answer (the feed) as it is; anything else as JSON
+        const text = typeof body === 'string' ? body : JSON.stringify(body);
         res.writeHead(/** @type {number} */ (status), {
-          'Content-Type': 'application/json; charset=utf-8',
-          'Content-Length': Buffer.byteLength(json),
+          'Content-Type': /** @type {string} */ (type ?? 'application/json; charset=utf-8'),
+          'Content-Length': Buffer.byteLength(text),
         });
-        res.end(json);
+        res.end(text);
       },
       (error) => {
         process.stderr.write(`floor: ${error instanceof Error ? error.stack : String(error)}\n`);

@@ -33,6 +33,8 @@ const { freePort, startInMemoryDatabase, startServer, withDatabaseName } = requi
 const ROOT = path.resolve(__dirname, '..');
 const RESULTS_DIR = path.join(__dirname, 'results');
 const PASSWORD = 'bench-password-1';
+// the front end the feed links into (SITE_URL), the same for the API and the floor
+const BENCH_SITE_URL = 'https://blog.example';
 /** The lowest cost production accepts: logins stay slow enough to matter and fast enough to run. */
 const BCRYPT_COST = 10;
 
@@ -289,6 +291,7 @@ async function main() {
         NODE_ENV: 'production',
         PORT: String(apiPort),
         PUBLIC_URL: `http://127.0.0.1:${apiPort}`,
+        SITE_URL: BENCH_SITE_URL,
         MONGODB_URI: uri,
         // BENCH_METRICS=false measures the API without its Prometheus instrumentation (the overhead of /metrics)
         METRICS_ENABLED: env.BENCH_METRICS ?? 'true',
@@ -308,7 +311,13 @@ async function main() {
       ...serverOptions,
       name: 'floor',
       args: [path.join('bench', 'floor-server.js')],
-      env: { MONGODB_URI: uri, JWT_ACCESS_SECRET: secrets.JWT_ACCESS_SECRET },
+      env: {
+        MONGODB_URI: uri,
+        JWT_ACCESS_SECRET: secrets.JWT_ACCESS_SECRET,
+        // the feed's links and self link, as the API writes them
+        SITE_URL: BENCH_SITE_URL,
+        PUBLIC_URL: `http://127.0.0.1:${apiPort}`,
+      },
       readyLine: /floor listening on (\d+)/,
     });
     servers.push(floor);
@@ -343,6 +352,7 @@ async function main() {
       },
       { name: 'current user', path: '/api/v1/users/current', headers: auth(readerToken) },
       { name: 'deep page (offset 4000)', path: '/api/v1/blogs?limit=20&offset=4000', headers: auth(readerToken) },
+      { name: 'feed', path: '/feed.xml' },
     ];
 
     // ------------------------------------------------------------------ equivalence
@@ -355,6 +365,7 @@ async function main() {
         ['current user', '/api/v1/users/current', readerToken],
         ['current user (admin)', '/api/v1/users/current', adminToken],
         ['unknown slug', '/api/v1/blogs/no-such-blog-here', readerToken],
+        ['feed', '/feed.xml', readerToken],
         ...Array.from({ length: 5 }, (_, i) => [
           `slug #${i + 1}`,
           `/api/v1/blogs/${pick(publishedSlugs)}`,

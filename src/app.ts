@@ -23,6 +23,7 @@ import { methodNotAllowed } from './middlewares/method-not-allowed';
 import { createRateLimiter } from './middlewares/rate-limit';
 import { REQUEST_ID_HEADER, requestLogger } from './middlewares/request-logger';
 import { buildOpenApiDocument } from './openapi/document';
+import { feedRoutes } from './routes/feed.routes';
 import { HEALTH_PATHS, healthRoutes } from './routes/health.routes';
 import { METRICS_PATH, metricsRoutes } from './routes/metrics.routes';
 import { DOCS_ASSETS_PATH } from './routes/v1/docs.routes';
@@ -30,6 +31,7 @@ import { v1Routes } from './routes/v1';
 import { createAccountService } from './services/account.service';
 import { createBlogService } from './services/blog.service';
 import { createEngagementService } from './services/engagement.service';
+import { createFeedService } from './services/feed.service';
 import { createSessionService } from './services/session.service';
 import {
   createBannerStorage,
@@ -175,6 +177,8 @@ export function createApp({
       : Router().get(METRICS_PATH, notFoundHandler),
   );
   app.use(createRateLimiter({ ...config.rateLimit, store: rateLimitStore, logger }));
+  // Feed readers and crawlers look at the root; the feeds read the database, so they come after the rate limit.
+  app.use(feedRoutes({ feeds: createFeedService(), config }));
   app.use(express.json({ limit: config.jsonBodyLimit }));
   app.use(cookieParser());
 

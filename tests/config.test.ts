@@ -134,6 +134,29 @@ describe('loadConfig', () => {
     expect(config.trustProxy).toEqual(expected);
   });
 
+  it.each([
+    [undefined, false, 60, 300],
+    ['off', false, 60, 300],
+    ['true', true, 60, 300],
+    ['yes', true, 60, 300],
+    ['max-age=30,stale-while-revalidate=120', true, 30, 120],
+    ['max-age=0', true, 0, 300],
+    [' stale-while-revalidate=10 ', true, 60, 10],
+  ])('reads PUBLIC_READS=%p as public reads %p, max-age %p, stale-while-revalidate %p', (value, on, maxAge, stale) => {
+    const { config } = loadConfig({ ...production, ...(value === undefined ? {} : { PUBLIC_READS: value }) });
+    expect({ on: config.publicReads, cache: config.publicCache }).toEqual({
+      on,
+      cache: { maxAgeSeconds: maxAge, staleWhileRevalidateSeconds: stale },
+    });
+  });
+
+  it.each(['TRUE', 'maybe', 'max-age=-1', 'max-age=90000', 'max-age=1,max-age=2', 'no-store', 'max-age=1;s=2'])(
+    'refuses PUBLIC_READS=%p, naming both forms',
+    (value) => {
+      expect(() => loadConfig({ ...production, PUBLIC_READS: value })).toThrow(/PUBLIC_READS.*max-age=60/);
+    },
+  );
+
   it('freezes the result', () => {
     const { config } = loadConfig(production);
     expect(Object.isFrozen(config)).toBe(true);

@@ -31,6 +31,7 @@ beforeAll(async () => {
   target.search = '?socketTimeoutMS=1500&timeoutMS=2000&serverSelectionTimeoutMS=1500';
   server = await startServerProcess({
     MONGODB_URI: target.toString(),
+    SITE_URL: 'https://blog.example',
     ...sharedSecrets(),
   });
   const registered = await fetch(`${server.baseUrl}/api/v1/auth/register`, {
@@ -72,6 +73,7 @@ describe('a database cut', () => {
 
     proxy.setMode('cut');
     const during = await get('/api/v1/blogs');
+    const feed = await get('/feed.xml');
     const readiness = await get('/readyz');
     const liveness = await get('/healthz');
 
@@ -79,6 +81,7 @@ describe('a database cut', () => {
     expect(during.body).toEqual({ code: 'ServiceUnavailable', message: expect.any(String) });
     expect(JSON.stringify(during.body)).not.toMatch(/Mongo|ECONN|127\.0\.0\.1/);
     expect(during.retryAfter).toBe('5');
+    expect({ status: feed.status, body: feed.body }).toEqual({ status: 503, body: during.body });
     expect(readiness.status).toBe(503);
     expect(readiness.body).toEqual({ status: 'unavailable', checks: { mongodb: 'down' } });
     expect(liveness.status).toBe(200);

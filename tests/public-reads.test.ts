@@ -5,10 +5,11 @@
  */
 import request from 'supertest';
 import type { Express } from 'express';
+import { createApp } from '../src/app';
 import { createBlog } from './helpers/blogs';
 import { useTestApp } from './helpers/test-app';
 import { agent } from './helpers/agent';
-import { registerAdmin, registerUser, type SignedInUser } from './helpers/users';
+import { bearer, registerAdmin, registerUser, type SignedInUser } from './helpers/users';
 
 let publicApp: Express;
 let admin: SignedInUser;
@@ -95,5 +96,44 @@ describe('with PUBLIC_READS=true', () => {
     expect((await agent(publicApp).delete(`/blogs/${published._id}`)).status).toBe(401);
     expect((await agent(publicApp).get('/comments')).status).toBe(401);
     expect((await agent(publicApp).get('/users/current')).status).toBe(401);
+  });
+});
+
+describe('HTTP caching of the reads', () => {
+  const cachedPaths = () => [...readPaths().slice(0, 3), '/api/v1/tags'];
+
+  it('marks anonymous answers public for a CDN, with an ETag that revalidates to 304', async () => {
+    // HTTP caching below the contract (it lists no 304s on these reads): an app the contract check does not wrap
+    const { config } = ctx.buildApp({ PUBLIC_READS: 'max-age=30,stale-while-revalidate=120' });
+    const cdnApp = createApp({ config, logger: ctx.logger });
+    for (const path of cachedPaths()) {
+      const first = await request(cdnApp).get(path).expect(200);
+      expect({ path, headers: first.headers }).toMatchObject({
+        path,
+        headers: {
+          'cache-control': 'public, max-age=30, stale-while-revalidate=120',
+          vary: expect.stringContaining('Authorization'),
+          etag: expect.stringMatching(/^W\/"/),
+        },
+      });
+      // the slug read counts a view, so only the lists keep their bytes (and their ETag) from one read to the next
+      if (!path.includes(published.slug)) {
+        expect((await request(cdnApp).get(path).set('If-None-Match', first.headers.etag)).status).toBe(304);
+      }
+    }
+  });
+
+  it("keeps a signed-in reader's answers private, and refusals uncached", async () => {
+    for (const path of cachedPaths()) {
+      const response = await request(publicApp).get(path).set(bearer(reader)).expect(200);
+      expect({ path, cache: response.headers['cache-control'], vary: response.headers.vary }).toEqual({
+        path,
+        cache: 'private',
+        vary: expect.stringContaining('Authorization'),
+      });
+    }
+    const refused = await request(publicApp).get(`/api/v1/blogs/${draft.slug}`);
+    expect(refused.status).toBe(404);
+    expect(refused.headers['cache-control']).toBeUndefined();
   });
 });

@@ -236,7 +236,7 @@ export interface paths {
         };
         /**
          * All blogs, newest first (published only for non-admins)
-         * @description Needs a Bearer token by default. Operator option: with `PUBLIC_READS=true` on the server, this read also works without an Authorization header, as an anonymous visitor: published blogs only (never drafts), `likedByMe` false, authors without email. A token that is sent still counts, and an invalid one still answers 401.
+         * @description Needs a Bearer token by default. Operator option: with `PUBLIC_READS=true` on the server, this read also works without an Authorization header, as an anonymous visitor: published blogs only (never drafts), `likedByMe` false, authors without email. A token that is sent still counts, and an invalid one still answers 401. Anonymous answers carry `Cache-Control: public, max-age=60, stale-while-revalidate=300` (or the durations PUBLIC_READS gives) and a weak ETag (If-None-Match → 304; a slug read answered by a cache counts no view); signed-in answers `Cache-Control: private`. Both vary on Authorization.
          */
         get: operations["listBlogs"];
         put?: never;
@@ -257,7 +257,7 @@ export interface paths {
         };
         /**
          * Blogs of one author, newest first (an unknown author has none)
-         * @description Needs a Bearer token by default. Operator option: with `PUBLIC_READS=true` on the server, this read also works without an Authorization header, as an anonymous visitor: published blogs only (never drafts), `likedByMe` false, authors without email. A token that is sent still counts, and an invalid one still answers 401.
+         * @description Needs a Bearer token by default. Operator option: with `PUBLIC_READS=true` on the server, this read also works without an Authorization header, as an anonymous visitor: published blogs only (never drafts), `likedByMe` false, authors without email. A token that is sent still counts, and an invalid one still answers 401. Anonymous answers carry `Cache-Control: public, max-age=60, stale-while-revalidate=300` (or the durations PUBLIC_READS gives) and a weak ETag (If-None-Match → 304; a slug read answered by a cache counts no view); signed-in answers `Cache-Control: private`. Both vary on Authorization.
          */
         get: operations["listBlogsOfUser"];
         put?: never;
@@ -277,7 +277,7 @@ export interface paths {
         };
         /**
          * One blog by its slug; counts a view when published
-         * @description Needs a Bearer token by default. Operator option: with `PUBLIC_READS=true` on the server, this read also works without an Authorization header, as an anonymous visitor: published blogs only (never drafts), `likedByMe` false, authors without email. A token that is sent still counts, and an invalid one still answers 401.
+         * @description Needs a Bearer token by default. Operator option: with `PUBLIC_READS=true` on the server, this read also works without an Authorization header, as an anonymous visitor: published blogs only (never drafts), `likedByMe` false, authors without email. A token that is sent still counts, and an invalid one still answers 401. Anonymous answers carry `Cache-Control: public, max-age=60, stale-while-revalidate=300` (or the durations PUBLIC_READS gives) and a weak ETag (If-None-Match → 304; a slug read answered by a cache counts no view); signed-in answers `Cache-Control: private`. Both vary on Authorization.
          */
         get: operations["getBlogBySlug"];
         put?: never;
@@ -315,7 +315,7 @@ export interface paths {
         };
         /**
          * Tags with how many blogs carry each, most used first (published blogs only for non-admins)
-         * @description Needs a Bearer token by default. Operator option: with `PUBLIC_READS=true` on the server, this read also works without an Authorization header, as an anonymous visitor: published blogs only (never drafts), `likedByMe` false, authors without email. A token that is sent still counts, and an invalid one still answers 401.
+         * @description Needs a Bearer token by default. Operator option: with `PUBLIC_READS=true` on the server, this read also works without an Authorization header, as an anonymous visitor: published blogs only (never drafts), `likedByMe` false, authors without email. A token that is sent still counts, and an invalid one still answers 401. Anonymous answers carry `Cache-Control: public, max-age=60, stale-while-revalidate=300` (or the durations PUBLIC_READS gives) and a weak ETag (If-None-Match → 304; a slug read answered by a cache counts no view); signed-in answers `Cache-Control: private`. Both vary on Authorization.
          */
         get: operations["listTags"];
         put?: never;
@@ -394,6 +394,43 @@ export interface paths {
         post?: never;
         /** Delete a comment (its author or an admin) */
         delete: operations["deleteComment"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/feed.xml": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Atom feed of the 50 latest published posts (a tag's, an author's, or both)
+         * @description Entries carry title, link (SITE_URL/posts/{slug}), a stable id, published and updated dates, author name, the excerpt as plain-text summary (never the content) and the tags as categories. Never drafts.
+         */
+        get: operations["getFeed"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/sitemap.xml": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Sitemap of the published posts (the newest 50,000, the protocol's limit per file) */
+        get: operations["getSitemap"];
+        put?: never;
+        post?: never;
+        delete?: never;
         options?: never;
         head?: never;
         patch?: never;
@@ -2996,6 +3033,133 @@ export interface operations {
                      * @example {
                      *       "code": "NotFound",
                      *       "message": "Comment not found"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["ServerError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    getFeed: {
+        parameters: {
+            query?: {
+                /** @description Only posts with this tag (normalised as tags are). Give it at most once. */
+                tag?: string;
+                /** @description Only this author's posts (a user's _id). Give it at most once. */
+                author?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The feed, newest publication first */
+            200: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    /** @description public, max-age and stale-while-revalidate: PUBLIC_READS's directives, or 60 and 300 seconds */
+                    "Cache-Control"?: string;
+                    /** @description A weak ETag: send it back as If-None-Match for a 304 */
+                    ETag?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example <?xml version="1.0" encoding="utf-8"?>
+                     *     <feed xmlns="http://www.w3.org/2005/Atom">…</feed>
+                     */
+                    "application/atom+xml": string;
+                };
+            };
+            /** @description Unchanged since the ETag sent as If-None-Match; no body */
+            304: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            400: components["responses"]["ValidationFailed"];
+            /** @description SITE_URL is unset, or the author does not exist (NotFound) */
+            404: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "NotFound",
+                     *       "message": "User not found"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["ServerError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    getSitemap: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The sitemap: each post's link and last change */
+            200: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    /** @description public, max-age and stale-while-revalidate: PUBLIC_READS's directives, or 60 and 300 seconds */
+                    "Cache-Control"?: string;
+                    /** @description A weak ETag: send it back as If-None-Match for a 304 */
+                    ETag?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /** @example <?xml version="1.0" encoding="UTF-8"?><urlset xmlns="http://www.sitemaps.org/schemas/sitemap/0.9">…</urlset> */
+                    "application/xml": string;
+                };
+            };
+            /** @description Unchanged since the ETag sent as If-None-Match; no body */
+            304: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description SITE_URL is unset: the entries would have nowhere to link to (NotFound) */
+            404: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "NotFound",
+                     *       "message": "Feeds and the sitemap need SITE_URL, the front end their links point to"
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];

@@ -49,14 +49,35 @@ $('#credentials').addEventListener('submit', async (event) => {
   else show('signed-out', 'Signed out', error);
 });
 
-$('#load-blogs').addEventListener('click', async () => {
-  const { data, error } = await api.GET('/blogs/', { params: { query: { limit: 10 } } });
-  $('#blogs').replaceChildren(
-    ...(data?.blogs ?? []).map((blog) => Object.assign(document.createElement('li'), { textContent: blog.title })),
-  );
+// A blog card: its title, and its tags as buttons listing that tag's posts.
+function blogItem(blog) {
+  const item = document.createElement('li');
+  item.append(Object.assign(document.createElement('span'), { className: 'title', textContent: blog.title }));
+  for (const tag of blog.tags) item.append(' ', tagButton(tag));
+  return item;
+}
+
+function tagButton(name, count) {
+  const button = Object.assign(document.createElement('button'), { type: 'button', className: 'tag' });
+  button.textContent = count === undefined ? `#${name}` : `#${name} (${count})`;
+  button.dataset.tag = name;
+  button.addEventListener('click', () => loadBlogs(name));
+  return button;
+}
+
+// One page of cards (no content), of one tag's posts when a tag is given; then the tags, most used first.
+async function loadBlogs(tag) {
+  const query = { limit: 10, fields: 'card', ...(tag ? { tag } : {}) };
+  const { data, error } = await api.GET('/blogs/', { params: { query } });
+  $('#blogs').replaceChildren(...(data?.blogs ?? []).map(blogItem));
   $('#blogs').dataset.loaded = data ? String(data.blogs.length) : 'error';
-  if (error) show($('#status').dataset.state, $('#status').textContent, error);
-});
+  $('#blogs').dataset.tag = tag ?? '';
+  if (error) return show($('#status').dataset.state, $('#status').textContent, error);
+  const tags = await api.GET('/tags', { params: { query: { limit: 20 } } });
+  $('#tags').replaceChildren(...(tags.data?.tags ?? []).map(({ name, count }) => tagButton(name, count)));
+}
+
+$('#load-blogs').addEventListener('click', () => loadBlogs());
 
 $('#logout').addEventListener('click', async () => {
   const { data, error } = await api.POST('/auth/logout');

@@ -8,9 +8,11 @@ import { parseCorsOrigins } from './cors-origins';
 import { ConfigError } from './errors';
 import { loadDevelopmentSecrets } from './development-secrets';
 import { parseDurationMs, parseDurationSeconds } from './duration';
+import { parsePublicReads, PUBLIC_READS_FORMAT, type PublicCachePolicy } from './public-reads';
 
 export { ConfigError };
 export { API_BASE_PATH, API_VERSION } from './api';
+export type { PublicCachePolicy } from './public-reads';
 
 const emptyToUndefined = (value: unknown) => (value === '' ? undefined : value);
 const optionalString = z.preprocess(emptyToUndefined, z.string().optional());
@@ -112,7 +114,15 @@ const environmentSchema = z.object({
     z.enum(['true', 'false', '1', '0', 'yes', 'no', 'on', 'off']).optional(),
   ),
   // Anonymous reading of published blogs and their comments (an operator option; the interface requires a token).
-  PUBLIC_READS: boolean(false),
+  // With cache directives instead of a switch, on with those durations (config/public-reads.ts).
+  PUBLIC_READS: z.preprocess(emptyToUndefined, z.string().optional()).transform((value, ctx) => {
+    const publicReads = parsePublicReads(value);
+    if (!publicReads) {
+      ctx.addIssue({ code: 'custom', message: PUBLIC_READS_FORMAT });
+      return z.NEVER;
+    }
+    return publicReads;
+  }),
   // Reads may rely on a session check kept for this long (0: every request asks the database); docs/performance.md.
   AUTH_CACHE_TTL_MS: integer(5000, 0, 60_000),
   // PUT /users/current must carry current_password to change the password or email (the interface has no such field).
@@ -274,6 +284,11 @@ export interface Config {
   refreshCookie: { sameSite: 'strict' | 'lax' | 'none'; secure: boolean };
   /** Anonymous visitors may read published blogs and their comments (GET only); off by default. */
   publicReads: boolean;
+  /**
+   * Cache-Control durations of public answers: anonymous reads under PUBLIC_READS, and the feeds and the
+   * sitemap always (PUBLIC_READS's directives, or 60 s and 300 s).
+   */
+  publicCache: PublicCachePolicy;
   /**
    * How long a GET or HEAD may rely on a session and user this instance checked before (0: off). A logout,
    * a role change or a deletion made elsewhere shows on such reads within this time; writes always check.
@@ -486,7 +501,8 @@ export function loadConfig(
     },
     corsOrigins: cors.origins,
     refreshCookie: { sameSite: env.COOKIE_SAMESITE, secure: cookieSecure },
-    publicReads: env.PUBLIC_READS,
+    publicReads: env.PUBLIC_READS.enabled,
+    publicCache: env.PUBLIC_READS.cache,
     authCacheTtlMs: env.AUTH_CACHE_TTL_MS,
     requireCurrentPassword: env.REQUIRE_CURRENT_PASSWORD,
     trustProxy: parseTrustProxy(env.TRUST_PROXY),

@@ -68,6 +68,10 @@ blogSchema.index({ author: 1, status: 1, createdAt: -1, _id: -1 });
 blogSchema.index({ tags: 1, status: 1, createdAt: -1, _id: -1 });
 // GET /blogs/?tag= lists a tag's blogs newest first (admins)
 blogSchema.index({ tags: 1, createdAt: -1, _id: -1 });
+// GET /feed.xml, its ?tag= and its ?author=: the latest publications first (a draft published late still leads)
+blogSchema.index({ status: 1, publishedAt: -1, _id: -1 });
+blogSchema.index({ tags: 1, status: 1, publishedAt: -1, _id: -1 });
+blogSchema.index({ author: 1, status: 1, publishedAt: -1, _id: -1 });
 
 /** Fields of the view that are not stored but worked out per viewer. */
 const PER_VIEWER = ['likedByMe'];

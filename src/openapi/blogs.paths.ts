@@ -135,13 +135,18 @@ const PUBLIC_READS_NOTE =
   'Needs a Bearer token by default. Operator option: with `PUBLIC_READS=true` on the server, this read also works ' +
   'without an Authorization header, as an anonymous visitor: published blogs only (never drafts), `likedByMe` false, ' +
   'authors without email. A token that is sent still counts, and an invalid one still answers 401.';
+/** HTTP caching (middlewares/public-cache.ts), on the three blog reads and the tags. */
+const CACHED_READ_NOTE =
+  `${PUBLIC_READS_NOTE} Anonymous answers carry \`Cache-Control: public, max-age=60, stale-while-revalidate=300\` ` +
+  '(or the durations PUBLIC_READS gives) and a weak ETag (If-None-Match → 304; a slug read answered by a cache ' +
+  'counts no view); signed-in answers `Cache-Control: private`. Both vary on Authorization.';
 const deleted = respond('Deleted; no body');
 
 const blogPaths: Paths = {
   '/blogs/': {
     get: {
       operationId: 'listBlogs',
-      description: PUBLIC_READS_NOTE,
+      description: CACHED_READ_NOTE,
       tags: ['Blogs'],
       summary: 'All blogs, newest first (published only for non-admins)',
       security: BEARER,
@@ -178,7 +183,7 @@ const blogPaths: Paths = {
   '/blogs/user/{userId}': {
     get: {
       operationId: 'listBlogsOfUser',
-      description: PUBLIC_READS_NOTE,
+      description: CACHED_READ_NOTE,
       tags: ['Blogs'],
       summary: 'Blogs of one author, newest first (an unknown author has none)',
       security: BEARER,
@@ -189,7 +194,7 @@ const blogPaths: Paths = {
   '/blogs/{slug}': {
     get: {
       operationId: 'getBlogBySlug',
-      description: PUBLIC_READS_NOTE,
+      description: CACHED_READ_NOTE,
       tags: ['Blogs'],
       summary: 'One blog by its slug; counts a view when published',
       security: BEARER,
@@ -238,7 +243,7 @@ const tagPaths: Paths = {
   '/tags/': {
     get: {
       operationId: 'listTags',
-      description: PUBLIC_READS_NOTE,
+      description: CACHED_READ_NOTE,
       tags: ['Blogs'],
       summary: 'Tags with how many blogs carry each, most used first (published blogs only for non-admins)',
       security: BEARER,

@@ -7,6 +7,7 @@ import { API_BASE_PATH, API_VERSION } from '../config';
 import { authContract } from './auth.paths';
 import { blogContract } from './blogs.paths';
 import { headers, parameters, responses, schemas, securitySchemes } from './components';
+import { feedContract } from './feed.paths';
 import { healthContract } from './health.paths';
 import { metricsContract } from './metrics.paths';
 import { rootContract } from './root.paths';
@@ -56,7 +57,15 @@ export function operationsOf(paths: Paths): DocumentedOperation[] {
 }
 
 /** One part per resource module, in the order the reference page shows their tags. */
-const parts: ContractPart[] = [rootContract, authContract, userContract, blogContract, healthContract, metricsContract];
+const parts: ContractPart[] = [
+  rootContract,
+  authContract,
+  userContract,
+  blogContract,
+  feedContract,
+  healthContract,
+  metricsContract,
+];
 
 export function buildOpenApiDocument(): OpenApiDocument {
   return {

@@ -33,7 +33,7 @@ ready=$(mktemp)
 rm -f "$ready"
 # The fuzzer is one client failing many logins on purpose: the login throttle would turn most into 429s.
 RATE_LIMIT_MAX=1000000 LOGIN_MAX_FAILURES_PER_IP=1000000 LOGIN_MAX_FAILURES_PER_ACCOUNT=1000000 \
-  ADMIN_EMAILS=$ADMIN_EMAILS LOG_LEVEL=error \
+  ADMIN_EMAILS=$ADMIN_EMAILS SITE_URL=https://blog.example LOG_LEVEL=error \
   node tools/live-server/start.js --ready-file "$ready" 2> "$REPORTS/server.log" &
 server=$!
 trap 'kill "$server" 2>/dev/null || true; wait "$server" 2>/dev/null || true; rm -f "$ready"' EXIT

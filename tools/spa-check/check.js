@@ -4,8 +4,9 @@
  * Chromium (Debian's package, driven by playwright-core), its static server on one port and the built API
  * (tools/lib/server.js, `npm run build` first) on another, CORS_ORIGINS listing the SPA's origins.
  *
- * same-site  SPA http://localhost:P1, API http://localhost:P2: register, read the blog list, reload (the
- *            in-memory access token is gone: 401, refresh through the cookie, retry), log out.
+ * same-site  SPA http://localhost:P1, API http://localhost:P2: register, read the blog list and filter it
+ *            by a tag, reload (the in-memory access token is gone: 401, refresh through the cookie,
+ *            retry), log out.
  * cross-site SPA http://127.0.0.1:P1, API http://localhost:P2: register answers 201 but Chromium drops
  *            the SameSite cookie of a cross-site response, so refresh and logout answer 401
  *            "Refresh token required" and a reload signs the user out (docs/example-spa.md).
@@ -27,6 +28,8 @@ const ROOT = path.resolve(__dirname, '..', '..');
 const ARTIFACTS = path.join(ROOT, 'artifacts', 'spa-check');
 const ADMIN = { email: 'admin@example.com', password: 'admin-password-1' };
 const BLOG_TITLE = 'Hello from the example SPA check';
+const BLOG_TAG = 'browser-check';
+const OTHER_TITLE = 'An older post without that tag';
 const STEP_TIMEOUT_MS = 30_000;
 
 const log = (message) => console.log(`spa-check: ${message}`);
@@ -77,12 +80,19 @@ async function seedBlog(apiBaseUrl) {
   const banner = await sharp({ create: { width: 32, height: 24, channels: 3, background: '#3366cc' } })
     .png()
     .toBuffer();
-  const form = new FormData();
-  form.set('title', BLOG_TITLE);
-  form.set('content', '<p>Published for the browser check.</p>');
-  form.set('status', 'published');
-  form.set('banner_image', new Blob([banner], { type: 'image/png' }), 'banner.png');
-  await call('/blogs/', { method: 'POST', headers: { Authorization: `Bearer ${accessToken}` }, body: form });
+  // the older first: lists go newest first
+  for (const [title, tags] of [
+    [OTHER_TITLE, 'other'],
+    [BLOG_TITLE, BLOG_TAG],
+  ]) {
+    const form = new FormData();
+    form.set('title', title);
+    form.set('content', '<p>Published for the browser check.</p>');
+    form.set('status', 'published');
+    form.set('tags', tags);
+    form.set('banner_image', new Blob([banner], { type: 'image/png' }), 'banner.png');
+    await call('/blogs/', { method: 'POST', headers: { Authorization: `Bearer ${accessToken}` }, body: form });
+  }
 }
 
 /**
@@ -206,6 +216,7 @@ const calls = {
   refresh: (status) => `POST /api/v1/auth/refresh-token → ${status}`,
   register: (status) => `POST /api/v1/auth/register → ${status}`,
   blogs: (status) => `GET /api/v1/blogs/ → ${status}`,
+  tags: (status) => `GET /api/v1/tags → ${status}`,
   logout: (status) => `POST /api/v1/auth/logout → ${status}`,
 };
 
@@ -217,9 +228,14 @@ async function register(spa, email) {
 
 async function loadBlogs(spa, what) {
   await spa.page.click('#load-blogs');
-  await spa.expectCalls([calls.blogs(200)], what);
-  const titles = await spa.page.$$eval('#blogs li', (items) => items.map((item) => item.textContent));
-  expectEqual(titles, [BLOG_TITLE], `${what}: blog titles listed`);
+  await spa.expectCalls([calls.blogs(200), calls.tags(200)], what);
+  const titlesListed = () => spa.page.$$eval('#blogs li .title', (items) => items.map((item) => item.textContent));
+  expectEqual(await titlesListed(), [BLOG_TITLE, OTHER_TITLE], `${what}: blog titles listed`);
+  // the tag filter: a tag of the tag list (GET /tags) lists that tag's posts only (?tag=)
+  await spa.page.click(`#tags button[data-tag="${BLOG_TAG}"]`);
+  await spa.expectCalls([calls.blogs(200), calls.tags(200)], `${what}, tag filter`);
+  await spa.page.waitForFunction((tag) => document.querySelector('#blogs').dataset.tag === tag, BLOG_TAG);
+  expectEqual(await titlesListed(), [BLOG_TITLE], `${what}: the tag's posts listed`);
 }
 
 async function sameSite(spaOrigin, apiOrigin) {
@@ -263,7 +279,7 @@ async function sameSite(spaOrigin, apiOrigin) {
     await spa.expectState('signed-out', 'reload after logout');
     if (spa.problems.length > 0) throw new CheckFailure(`same-site: ${spa.problems.join('; ')}`);
     log(
-      `same-site: register 201 (cookie SameSite=${cookie.sameSite}), blog list, reload refreshed through the cookie (401, refresh 200, retry 200), logout 200`,
+      `same-site: register 201 (cookie SameSite=${cookie.sameSite}), blog list and its tag filter, reload refreshed through the cookie (401, refresh 200, retry 200), logout 200`,
     );
   } finally {
     await spa.close();

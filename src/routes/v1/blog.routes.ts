@@ -2,6 +2,7 @@ import { Router } from 'express';
 import { createBlogController } from '../../controllers/v1/blog.controller';
 import { authorize } from '../../middlewares/authorize';
 import { authenticateUnlessPublicRead } from '../../middlewares/optional-authenticate';
+import { publicWhenAnonymous } from '../../middlewares/public-cache';
 import { uploadBanner } from '../../middlewares/upload';
 import { validate } from '../../middlewares/validate';
 import {
@@ -23,6 +24,8 @@ export function blogRoutes(deps: RouteDeps): Router {
   const router = Router();
   // reads may be anonymous when the operator turns PUBLIC_READS on; writes always need a token
   router.use(authenticateUnlessPublicRead(deps.authenticate, deps.config.publicReads));
+  // the three reads below: cacheable by anyone when anonymous, private when signed in
+  router.use(publicWhenAnonymous(deps.config.publicCache));
   router.get('/', listBlogsValidators, validate, blogs.listBlogs);
   router.post('/', authorize('blogs:manage'), upload, createBlogValidators(limits), validate, blogs.createBlog);
   router.get('/user/:userId', listBlogsOfUserValidators, validate, blogs.listBlogsOfUser);
@@ -37,6 +40,7 @@ export function tagRoutes(deps: RouteDeps): Router {
   const blogs = createBlogController(deps);
   const router = Router();
   router.use(authenticateUnlessPublicRead(deps.authenticate, deps.config.publicReads));
+  router.use(publicWhenAnonymous(deps.config.publicCache));
   router.get('/', listTagsValidators, validate, blogs.listTags);
   return router;
 }

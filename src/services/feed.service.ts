@@ -1,0 +1,139 @@
+/**
+ * The Atom feeds (all posts, a tag's, an author's) and the sitemap: published posts only, never drafts,
+ * linked into the front end (SITE_URL, lib/site-links.ts). Each reads only the fields it writes out, never a
+ * post's content: a feed entry carries the stored excerpt as its summary, the sitemap a slug and a date.
+ */
+import { Feed } from 'feed';
+import { XMLBuilder } from 'fast-xml-parser';
+import { NotFound } from '../errors/http-errors';
+import type { SiteLinks } from '../lib/site-links';
+import { BlogModel } from '../models/blog.model';
+import { UserModel } from '../models/user.model';
+
+/** Entries of one feed: what a feed reader needs to catch up, in a few KB. */
+export const FEED_ENTRIES = 50;
+/** The sitemap protocol's limit for one file; beyond it the oldest posts are left out. */
+export const SITEMAP_ENTRIES = 50_000;
+
+const FEED_FIELDS = '_id slug title excerpt tags author publishedAt createdAt updatedAt';
+const AUTHOR_FIELDS = 'username firstName lastName';
+const PUBLISHED = { status: 'published' } as const;
+
+export interface FeedQuery {
+  tag?: string;
+  authorId?: string;
+}
+
+/** Where the feeds point: the front end's links, and the API's own base URL for the feed's self link. */
+export interface FeedLinks {
+  site: SiteLinks;
+  siteUrl: string;
+  publicUrl: string;
+}
+
+interface StoredAuthor {
+  _id: unknown;
+  username?: string;
+  firstName?: string;
+  lastName?: string;
+}
+
+const nameOf = (author: StoredAuthor | undefined) =>
+  [author?.firstName, author?.lastName].filter(Boolean).join(' ') || author?.username || 'Unknown author';
+
+/**
+ * Plain text for the feed's `type="html"` title and summary (the feed library's only kind): escaped, so that a
+ * title such as `<script>` is shown as written, never run, and so that no `]]>` can end its CDATA section.
+ */
+const asHtmlText = (text: string) => text.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;');
+
+/** A stable entry id (RFC 4151 tag URI): the post's id, which outlives a changed slug, under the site's host. */
+const entryId = (host: string, post: { _id: unknown; createdAt: Date }) =>
+  `tag:${host},${post.createdAt.toISOString().slice(0, 10)}:posts/${String(post._id)}`;
+
+/** The feed's own address, with its query in a fixed order so that one feed has one id. */
+function feedAddress(publicUrl: string, query: FeedQuery): string {
+  const search = new URLSearchParams();
+  if (query.tag) search.set('tag', query.tag);
+  if (query.authorId) search.set('author', query.authorId);
+  const text = search.toString();
+  return `${publicUrl}/feed.xml${text ? `?${text}` : ''}`;
+}
+
+function feedTitle(host: string, query: FeedQuery, author: StoredAuthor | undefined): string {
+  const parts = [host];
+  if (query.tag) parts.push(`#${query.tag}`);
+  if (query.authorId) parts.push(`by ${nameOf(author)}`);
+  return parts.join(' ');
+}
+
+export function createFeedService() {
+  /** An author's feed names its author; an unknown one is a 404 rather than a feed that stays empty forever. */
+  async function authorOf(authorId: string | undefined): Promise<StoredAuthor | undefined> {
+    if (!authorId) return undefined;
+    const author = await UserModel.findById(authorId, AUTHOR_FIELDS).lean<StoredAuthor>();
+    if (!author) throw new NotFound('User not found');
+    return author;
+  }
+
+  /** The newest published posts (by first publication), as an Atom 1.0 document. */
+  async function atomFeed(query: FeedQuery, links: FeedLinks): Promise<string> {
+    const filter = {
+      ...PUBLISHED,
+      ...(query.tag ? { tags: query.tag } : {}),
+      ...(query.authorId ? { author: query.authorId } : {}),
+    };
+    const [feedAuthor, posts] = await Promise.all([
+      authorOf(query.authorId),
+      BlogModel.find(filter, FEED_FIELDS).sort({ publishedAt: -1, _id: -1 }).limit(FEED_ENTRIES).lean(),
+    ]);
+    const authorIds = [...new Set(posts.map((post) => String(post.author)))];
+    const authors = await UserModel.find({ _id: { $in: authorIds } }, AUTHOR_FIELDS).lean<StoredAuthor[]>();
+    const authorsById = new Map(authors.map((author) => [String(author._id), author]));
+
+    const host = new URL(links.siteUrl).host;
+    // the newest change, never the clock: an unchanged feed keeps its bytes (and its ETag)
+    const updated = new Date(Math.max(0, ...posts.map((post) => post.updatedAt.getTime())));
+    const feed = new Feed({
+      id: feedAddress(links.publicUrl, query),
+      title: feedTitle(host, query, feedAuthor),
+      link: links.siteUrl,
+      feed: feedAddress(links.publicUrl, query),
+      updated,
+      copyright: '',
+    });
+    for (const post of posts) {
+      feed.addItem({
+        id: entryId(host, post),
+        title: asHtmlText(post.title),
+        link: links.site.post(post.slug),
+        date: post.updatedAt,
+        published: post.publishedAt ?? post.createdAt,
+        description: post.excerpt ? asHtmlText(post.excerpt) : undefined,
+        author: [{ name: nameOf(authorsById.get(String(post.author))) }],
+        category: (post.tags ?? []).map((tag) => ({ name: tag, term: tag })),
+      });
+    }
+    return feed.atom1();
+  }
+
+  /** Every published post's link (up to SITEMAP_ENTRIES, newest first), reading only slugs and dates. */
+  async function sitemap(links: FeedLinks): Promise<string> {
+    const posts = await BlogModel.find(PUBLISHED, { _id: 0, slug: 1, updatedAt: 1 })
+      .sort({ createdAt: -1, _id: -1 })
+      .limit(SITEMAP_ENTRIES)
+      .lean();
+    const builder = new XMLBuilder({ ignoreAttributes: false, attributeNamePrefix: '@' });
+    return builder.build({
+      '?xml': { '@version': '1.0', '@encoding': 'UTF-8' },
+      urlset: {
+        '@xmlns': 'http://www.sitemaps.org/schemas/sitemap/0.9',
+        url: posts.map((post) => ({ loc: links.site.post(post.slug), lastmod: post.updatedAt.toISOString() })),
+      },
+    });
+  }
+
+  return { atomFeed, sitemap };
+}
+
+export type FeedService = ReturnType<typeof createFeedService>;

@@ -1,0 +1,113 @@
+/**
+ * GET /feed.xml and GET /sitemap.xml (issue 21): read by a real feed parser and a real XML parser; published
+ * posts only, newest publication first, links into SITE_URL, bounded and validated queries, public caching.
+ */
+import { parseFeed } from '@rowanmanning/feed-parser';
+import { XMLParser } from 'fast-xml-parser';
+import request from 'supertest';
+import type { Express } from 'express';
+import { createBlog } from './helpers/blogs';
+import { expectFieldError } from './helpers/expectations';
+import { useTestApp } from './helpers/test-app';
+import { registerAdmin, type SignedInUser } from './helpers/users';
+
+const SITE = 'https://blog.example';
+const ctx = useTestApp({ env: { SITE_URL: SITE } });
+let app: Express;
+let admin: SignedInUser;
+const posts: Record<string, { _id: string; slug: string }> = {};
+beforeAll(async () => {
+  app = ctx.app;
+  admin = await registerAdmin(ctx.app);
+  await ctx.api.as(admin).put('/users/current').send({ first_name: 'Ada', last_name: 'Lovelace' }).expect(200);
+  posts.older = await createBlog(app, admin, { status: 'published', tags: ['node'], title: 'Older <b>bold</b> & co' });
+  posts.draft = await createBlog(app, admin, { status: 'draft', tags: ['node'] });
+  posts.newer = await createBlog(app, admin, { status: 'published', excerpt: 'A <script>alert(1)</script> summary' });
+});
+
+const feedOf = (response: request.Response) => parseFeed(response.text);
+
+describe('GET /feed.xml', () => {
+  it('is an Atom feed of the published posts only, newest publication first, linking into SITE_URL', async () => {
+    const response = await request(app).get('/feed.xml').expect(200);
+    expect(response.headers['content-type']).toBe('application/atom+xml; charset=utf-8');
+    const feed = feedOf(response);
+    expect(feed.items.map((item) => item.url)).toEqual([
+      `${SITE}/posts/${posts.newer.slug}`,
+      `${SITE}/posts/${posts.older.slug}`,
+    ]);
+    const [newer, older] = feed.items;
+    expect(older.title).toBe('Older <b>bold</b> & co');
+    expect(older.categories.map((category) => category.term)).toEqual(['node']);
+    expect(newer.description).toBe('A <script>alert(1)</script> summary');
+    expect(response.text).not.toContain('<script>');
+    expect(newer.authors[0].name).toBe('Ada Lovelace');
+    expect(newer.id).toMatch(new RegExp(`^tag:blog\\.example,\\d{4}-\\d{2}-\\d{2}:posts/${posts.newer._id}$`));
+    expect(newer.published).toBeInstanceOf(Date);
+    expect(newer.updated).toBeInstanceOf(Date);
+    expect(newer.content).toBeNull();
+  });
+
+  it("gives a tag's feed and an author's feed", async () => {
+    const tagged = feedOf(await request(app).get('/feed.xml?tag=Node').expect(200));
+    expect(tagged.title).toBe('blog.example #node');
+    expect(tagged.items.map((item) => item.url)).toEqual([`${SITE}/posts/${posts.older.slug}`]);
+    const authored = feedOf(await request(app).get(`/feed.xml?author=${admin.user._id}`).expect(200));
+    expect(authored.title).toBe('blog.example by Ada Lovelace');
+    expect(authored.items).toHaveLength(2);
+    await request(app).get('/feed.xml?author=5f0000000000000000000000').expect(404);
+  });
+
+  it.each([
+    ['tag', `tag=${'x'.repeat(500)}`],
+    ['tag', 'tag=a&tag=b'],
+    ['tag', 'tag=%20%21'],
+    ['author', 'author=nobody'],
+    ['author', 'author=5f0000000000000000000000&author=5f0000000000000000000000'],
+  ])("refuses a bad %s with the spec's 400 (%s)", async (field, query) => {
+    const response = await request(app).get(`/feed.xml?${query}`);
+    expectFieldError(response, field, 'query');
+  });
+
+  it('is public and revalidates with its ETag, whatever the token sent', async () => {
+    const first = await request(app).get('/feed.xml').set('Authorization', 'Bearer nonsense').expect(200);
+    expect(first.headers['cache-control']).toBe('public, max-age=60, stale-while-revalidate=300');
+    expect(first.headers.etag).toMatch(/^W\/"/);
+    const again = await request(app).get('/feed.xml').set('If-None-Match', first.headers.etag);
+    expect(again.status).toBe(304);
+  });
+});
+
+describe('GET /sitemap.xml', () => {
+  it("lists each published post's link and last change, and no draft", async () => {
+    const response = await request(app).get('/sitemap.xml').expect(200);
+    expect(response.headers['content-type']).toBe('application/xml; charset=utf-8');
+    const { urlset } = new XMLParser({ ignoreAttributes: false, isArray: (name) => name === 'url' }).parse(
+      response.text,
+    );
+    expect(urlset['@_xmlns']).toBe('http://www.sitemaps.org/schemas/sitemap/0.9');
+    const urls = urlset.url as { loc: string; lastmod: string }[];
+    expect(urls.map((url) => url.loc).sort()).toEqual(
+      [posts.older, posts.newer].map((post) => `${SITE}/posts/${post.slug}`).sort(),
+    );
+    expect(urls.every((url) => !Number.isNaN(Date.parse(url.lastmod)))).toBe(true);
+  });
+});
+
+describe('without SITE_URL', () => {
+  it.each(['/feed.xml', '/sitemap.xml'])("answers %s 404 in the spec's error shape, naming SITE_URL", async (path) => {
+    const response = await request(ctx.buildApp({ SITE_URL: '' }).app).get(path);
+    expect(response.status).toBe(404);
+    expect(response.body).toEqual({ code: 'NotFound', message: expect.stringContaining('SITE_URL') });
+  });
+});
+
+describe('a draft published after newer posts', () => {
+  it('leads the feed: entries go by first publication, not creation', async () => {
+    await ctx.api.as(admin).put(`/blogs/${posts.draft._id}`).field('status', 'published').expect(200);
+    const feed = feedOf(await request(app).get('/feed.xml').expect(200));
+    expect(feed.items.map((item) => item.url)).toEqual(
+      [posts.draft, posts.newer, posts.older].map((post) => `${SITE}/posts/${post.slug}`),
+    );
+  });
+});
