@@ -1031,7 +1031,7 @@ export interface components {
                 "application/json": components["schemas"]["Error"];
             };
         };
-        /** @description The JSON body is larger than JSON_BODY_LIMIT (100 kB by default) */
+        /** @description The JSON body is larger than 100 kB */
         PayloadTooLarge: {
             headers: {
                 "RateLimit-Limit": components["headers"]["RateLimitLimit"];
