@@ -8,6 +8,7 @@ import { parseCorsOrigins } from './cors-origins';
 import { ConfigError } from './errors';
 import { loadDevelopmentSecrets } from './development-secrets';
 import { parseDurationMs, parseDurationSeconds } from './duration';
+import { readNamedParts } from './named-parts';
 import { parsePublicReads, PUBLIC_READS_FORMAT, type PublicCachePolicy } from './public-reads';
 
 export { ConfigError };
@@ -47,21 +48,18 @@ interface DurationBound {
 const durations = <Name extends string>(bounds: Record<Name, DurationBound>) =>
   z.preprocess(emptyToUndefined, z.string().optional()).transform((value, ctx) => {
     const names = Object.keys(bounds) as Name[];
-    const result = Object.fromEntries(names.map((name) => [name, bounds[name].fallback])) as Record<Name, number>;
-    for (const part of (value ?? '')
-      .split(',')
-      .map((item) => item.trim())
-      .filter(Boolean)) {
-      const [given = '', text = ''] = part.split('=', 2).map((item) => item.trim());
-      const name = names.find((candidate) => candidate.toLowerCase() === given.toLowerCase());
-      if (!name) {
-        ctx.addIssue({
-          code: 'custom',
-          message: `"${part}": expected name=duration with a name among ${names.join(', ')}`,
-        });
-        return z.NEVER;
-      }
-      const millis = parseDurationMs(text);
+    const parts = readNamedParts(value ?? '', names);
+    if (!parts.ok) {
+      ctx.addIssue({
+        code: 'custom',
+        message: `"${parts.part}": expected name=duration, each name once, among ${names.join(', ')}`,
+      });
+      return z.NEVER;
+    }
+    const result = {} as Record<Name, number>;
+    for (const name of names) {
+      const text = parts.values[name];
+      const millis = text === undefined ? bounds[name].fallback : parseDurationMs(text);
       const { min, max } = bounds[name];
       if (millis === undefined || millis < min || millis > max) {
         ctx.addIssue({

@@ -4,6 +4,7 @@
  * (`max-age=30,stale-while-revalidate=120`; either may be left out for its default). One setting says both,
  * because the durations only mean something when anonymous answers exist.
  */
+import { readNamedParts } from './named-parts';
 
 /** How long a CDN or browser may keep a public answer, then serve it stale while it asks again. */
 export interface PublicCachePolicy {
@@ -32,19 +33,20 @@ export interface PublicReads {
 
 /** The directives `name=seconds` separated by commas, or undefined when any is unknown, repeated or out of bounds. */
 function parseDirectives(value: string): PublicCachePolicy | undefined {
-  const seen = new Map<Directive, number>();
-  for (const part of value.split(',')) {
-    const match = /^\s*([a-z-]+)\s*=\s*(\d{1,7})\s*$/.exec(part);
-    const name = match?.[1] as Directive | undefined;
-    if (!match || !name || !(name in DIRECTIVE_BOUNDS) || seen.has(name)) return undefined;
-    const seconds = Number(match[2]);
-    if (seconds > DIRECTIVE_BOUNDS[name]) return undefined;
-    seen.set(name, seconds);
-  }
-  return {
-    maxAgeSeconds: seen.get('max-age') ?? DEFAULT_PUBLIC_CACHE.maxAgeSeconds,
-    staleWhileRevalidateSeconds: seen.get('stale-while-revalidate') ?? DEFAULT_PUBLIC_CACHE.staleWhileRevalidateSeconds,
+  const parts = readNamedParts(value, Object.keys(DIRECTIVE_BOUNDS) as Directive[]);
+  if (!parts.ok) return undefined;
+  const seconds = (name: Directive, fallback: number) => {
+    const text = parts.values[name];
+    if (text === undefined) return fallback;
+    return /^\d{1,7}$/.test(text) && Number(text) <= DIRECTIVE_BOUNDS[name] ? Number(text) : undefined;
   };
+  const maxAgeSeconds = seconds('max-age', DEFAULT_PUBLIC_CACHE.maxAgeSeconds);
+  const staleWhileRevalidateSeconds = seconds(
+    'stale-while-revalidate',
+    DEFAULT_PUBLIC_CACHE.staleWhileRevalidateSeconds,
+  );
+  if (maxAgeSeconds === undefined || staleWhileRevalidateSeconds === undefined) return undefined;
+  return { maxAgeSeconds, staleWhileRevalidateSeconds };
 }
 
 /** PUBLIC_READS read: undefined when it is neither a switch nor directives (the configuration then refuses to start). */

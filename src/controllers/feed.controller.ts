@@ -4,10 +4,7 @@ import { matchedData } from 'express-validator';
 import type { Config } from '../config';
 import { NotFound } from '../errors/http-errors';
 import { siteLinks } from '../lib/site-links';
-import type { FeedLinks, FeedService } from '../services/feed.service';
-
-/** What a feed route answers when SITE_URL is unset: its entries would have nowhere to link to. */
-export const FEEDS_NEED_SITE_URL = 'Feeds and the sitemap need SITE_URL, the front end their links point to';
+import { FEEDS_NEED_SITE_URL, type FeedLinks, type FeedService } from '../services/feed.service';
 
 export function createFeedController({ feeds, config }: { feeds: FeedService; config: Config }) {
   const site = siteLinks(config.siteUrl);

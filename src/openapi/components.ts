@@ -311,3 +311,6 @@ export const securitySchemes: Record<string, SecurityScheme> = {
 };
 
 export const BEARER = [{ bearerAuth: [] }];
+
+/** The servers of the paths served at the app's root rather than under /api/v1 (probes, feeds). */
+export const AT_ROOT = [{ url: '/' }];

@@ -2,7 +2,8 @@
  * GET /feed.xml and GET /sitemap.xml, at the app's root (not under /api/v1), after the rate limit: public
  * whatever PUBLIC_READS says, since they carry only published posts, linked into the front end (SITE_URL).
  */
-import { COMMON_RESPONSES, DATABASE_RESPONSES, json, ref, respond, schemaRef } from './components';
+import { AT_ROOT, COMMON_RESPONSES, DATABASE_RESPONSES, json, ref, respond, schemaRef } from './components';
+import { FEEDS_NEED_SITE_URL } from '../services/feed.service';
 import { FEED_QUERY } from '../schemas/feed';
 import type { ContractPart, HeaderObject, Paths, ResponseObject } from './types';
 
@@ -19,15 +20,14 @@ const siteUrlUnset = respond(
   'SITE_URL is unset: the entries would have nowhere to link to (NotFound)',
   json(schemaRef('Error'), {
     code: 'NotFound',
-    message: 'Feeds and the sitemap need SITE_URL, the front end their links point to',
+    message: FEEDS_NEED_SITE_URL,
   }),
 );
 const notModified = respond('Unchanged since the ETag sent as If-None-Match; no body');
-const atRoot = [{ url: '/' }];
 
 const feedPaths: Paths = {
   '/feed.xml': {
-    servers: atRoot,
+    servers: AT_ROOT,
     get: {
       operationId: 'getFeed',
       tags: ['Feeds'],
@@ -60,7 +60,7 @@ const feedPaths: Paths = {
     },
   },
   '/sitemap.xml': {
-    servers: atRoot,
+    servers: AT_ROOT,
     get: {
       operationId: 'getSitemap',
       tags: ['Feeds'],

@@ -2,6 +2,7 @@
  * GET /healthz and GET /readyz, served at the app's root (not under /api/v1) and before the rate
  * limit: their responses carry no RateLimit headers and never answer 429.
  */
+import { AT_ROOT } from './components';
 import type { ContractPart, JsonSchema, Paths, ResponseObject } from './types';
 
 const checks: JsonSchema = {
@@ -16,11 +17,10 @@ const probeResponse = (description: string, schema: JsonSchema, example: unknown
   },
   content: { 'application/json': { schema, example } },
 });
-const atRoot = [{ url: '/' }];
 
 const healthPaths: Paths = {
   '/healthz': {
-    servers: atRoot,
+    servers: AT_ROOT,
     get: {
       operationId: 'getHealth',
       tags: ['Operations'],
@@ -54,7 +54,7 @@ const healthPaths: Paths = {
     },
   },
   '/readyz': {
-    servers: atRoot,
+    servers: AT_ROOT,
     get: {
       operationId: 'getReadiness',
       tags: ['Operations'],

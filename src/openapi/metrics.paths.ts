@@ -3,6 +3,7 @@
  * probes: a scraper asking every few seconds must neither spend a client's budget nor get 429.
  * docs/operations-metrics.md lists the metrics.
  */
+import { AT_ROOT } from './components';
 import type { ContractPart, Paths, ResponseObject } from './types';
 
 const errorBody = (code: string, message: string) => ({
@@ -28,7 +29,7 @@ const scrape: ResponseObject = {
 
 const metricsPaths: Paths = {
   '/metrics': {
-    servers: [{ url: '/' }],
+    servers: AT_ROOT,
     get: {
       operationId: 'getMetrics',
       tags: ['Operations'],

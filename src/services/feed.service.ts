@@ -10,6 +10,9 @@ import type { SiteLinks } from '../lib/site-links';
 import { BlogModel } from '../models/blog.model';
 import { UserModel } from '../models/user.model';
 
+/** What a feed route answers when SITE_URL is unset: its entries would have nowhere to link to. */
+export const FEEDS_NEED_SITE_URL = 'Feeds and the sitemap need SITE_URL, the front end their links point to';
+
 /** Entries of one feed: what a feed reader needs to catch up, in a few KB. */
 export const FEED_ENTRIES = 50;
 /** The sitemap protocol's limit for one file; beyond it the oldest posts are left out. */
@@ -94,11 +97,12 @@ export function createFeedService() {
     const host = new URL(links.siteUrl).host;
     // the newest change, never the clock: an unchanged feed keeps its bytes (and its ETag)
     const updated = new Date(Math.max(0, ...posts.map((post) => post.updatedAt.getTime())));
+    const address = feedAddress(links.publicUrl, query);
     const feed = new Feed({
-      id: feedAddress(links.publicUrl, query),
+      id: address,
       title: feedTitle(host, query, feedAuthor),
       link: links.siteUrl,
-      feed: feedAddress(links.publicUrl, query),
+      feed: address,
       updated,
       copyright: '',
     });
