@@ -24,10 +24,26 @@ export function blogRoutes(deps: RouteDeps): Router {
   // reads may be anonymous when the operator turns PUBLIC_READS on; writes always need a token
   router.use(authenticateUnlessPublicRead(deps.authenticate, deps.config.publicReads));
   router.get('/', listBlogsValidators, validate, blogs.listBlogs);
-  router.post('/', authorize('blogs:manage'), upload, createBlogValidators(limits), validate, blogs.createBlog);
+  router.post(
+    '/',
+    authorize('blogs:manage'),
+    deps.verifiedEmail,
+    upload,
+    createBlogValidators(limits),
+    validate,
+    blogs.createBlog,
+  );
   router.get('/user/:userId', listBlogsOfUserValidators, validate, blogs.listBlogsOfUser);
   router.get('/:slug', blogSlugValidators, validate, blogs.getBlog);
-  router.put('/:blogId', authorize('blogs:manage'), upload, updateBlogValidators(limits), validate, blogs.updateBlog);
+  router.put(
+    '/:blogId',
+    authorize('blogs:manage'),
+    deps.verifiedEmail,
+    upload,
+    updateBlogValidators(limits),
+    validate,
+    blogs.updateBlog,
+  );
   router.delete('/:blogId', authorize('blogs:manage'), blogIdValidators, validate, blogs.deleteBlog);
   return router;
 }
