@@ -141,6 +141,7 @@ export function createApp({
     siteUrl: config.siteUrl,
     publicUrl: config.publicUrl,
     emailVerification: config.emailVerification,
+    authChanges,
     logger,
   });
 

@@ -82,7 +82,9 @@ describe('POST /auth/reset-password', () => {
     await ctx.api.post('/auth/reset-password').send({ token, password: 'first new secret' }).expect(200);
     const unknown = 'A'.repeat(43);
     for (const refused of [token, unknown, 'short', `${token}x`]) {
-      const response = await ctx.api.post('/auth/reset-password').send({ token: refused, password: 'second new secret' });
+      const response = await ctx.api
+        .post('/auth/reset-password')
+        .send({ token: refused, password: 'second new secret' });
       expect(response.status).toBe(400);
       expect(response.body.errors.token).toMatchObject({
         msg: 'Reset token is invalid, used or expired',
@@ -110,7 +112,11 @@ describe('POST /auth/reset-password', () => {
   it('refuses a token mailed to an address the account no longer has', async () => {
     const owner = await registerUser(ctx.app);
     const token = await mailedResetToken(owner.user.email);
-    await ctx.api.as(owner).put('/users/current').send({ email: uniqueEmail('moved') }).expect(200);
+    await ctx.api
+      .as(owner)
+      .put('/users/current')
+      .send({ email: uniqueEmail('moved') })
+      .expect(200);
     await ctx.api.post('/auth/reset-password').send({ token, password: 'new secret 123' }).expect(400);
   });
 

@@ -62,9 +62,23 @@ export interface MailerOptions {
 
 const TIMED_OUT = Symbol('timed out');
 
-/** A file name for a message: sortable by time, with its purpose, never its address or token. */
-const fileNameOf = (purpose: MailPurpose) =>
-  `${new Date().toISOString().replace(/[:.]/g, '-')}-${purpose}-${randomBytes(3).toString('hex')}.eml`;
+/** A file name for a message, `<time>-<purpose>.eml`: sortable by time, never its address or token. */
+const fileNameOf = (purpose: MailPurpose, unique = '') =>
+  `${new Date().toISOString().replace(/[:.]/g, '-')}-${purpose}${unique}.eml`;
+
+/** Writes a new file, never over another: two messages within a millisecond get a suffix. */
+async function writeNewFile(directory: string, purpose: MailPurpose, content: Buffer): Promise<string> {
+  const file = path.join(directory, fileNameOf(purpose));
+  try {
+    await writeFile(file, content, { flag: 'wx' });
+    return file;
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
+    const other = path.join(directory, fileNameOf(purpose, `-${randomBytes(3).toString('hex')}`));
+    await writeFile(other, content, { flag: 'wx' });
+    return other;
+  }
+}
 
 /** What a failure says in the log: nodemailer's code and the first line of its message (no body, no address). */
 function describeFailure(error: unknown): Record<string, unknown> {
@@ -97,8 +111,7 @@ export function createMailer(options: MailerOptions): Mailer {
     const info = await transport.sendMail({ from, to, subject, text, html });
     if (mode !== 'files') return;
     await mkdir(directory!, { recursive: true });
-    const file = path.join(directory!, fileNameOf(message.purpose));
-    await writeFile(file, info.message as Buffer);
+    const file = await writeNewFile(directory!, message.purpose, info.message as Buffer);
     logger.info('mail written (no SMTP_URL)', {
       purpose: message.purpose,
       file,

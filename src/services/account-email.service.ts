@@ -12,6 +12,7 @@
 import { createHash, randomBytes } from 'node:crypto';
 import type { Types } from 'mongoose';
 import { API_BASE_PATH, type EmailVerification } from '../config';
+import type { AuthChanges } from '../lib/auth-changes';
 import type { Logger } from '../lib/logger';
 import type { Mailer, MailMessage, MailPurpose } from '../lib/mailer';
 import { siteLinks } from '../lib/site-links';
@@ -34,13 +35,16 @@ export interface AccountEmailDeps {
   /** PUBLIC_URL, for the request a mail without SITE_URL tells its reader to make. */
   publicUrl: string;
   emailVerification: EmailVerification;
+  /** A verified address changes what the session check of that user finds: announced, as profile changes are. */
+  authChanges: AuthChanges;
   logger: Logger;
 }
 
 /** An account a mail goes to: its id and current address. */
 type Recipient = Pick<UserDocument, '_id' | 'email'>;
 
-export function createAccountEmailService({ mailer, siteUrl, publicUrl, emailVerification, logger }: AccountEmailDeps) {
+export function createAccountEmailService(deps: AccountEmailDeps) {
+  const { mailer, siteUrl, publicUrl, emailVerification, authChanges, logger } = deps;
   const links = siteLinks(siteUrl);
 
   /** Work after the answer: its failures are logged (never with a token or an address), never thrown. */
@@ -138,6 +142,7 @@ export function createAccountEmailService({ mailer, siteUrl, publicUrl, emailVer
       if (!user) return false;
       await UserModel.updateOne({ _id: user._id, email: user.email }, { $set: { emailVerified: true } });
       await revokeTokens(user._id, 'verify-email');
+      await authChanges.announce(String(user._id));
       return true;
     },
 

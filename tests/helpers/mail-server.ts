@@ -141,9 +141,14 @@ export async function startSilentSmtpServer(): Promise<{ url: string; close(): P
 /** An SMTP URL on a port nothing listens on: a server that is down. */
 export const downSmtpUrl = async () => smtpUrlOf(await freePort());
 
-/** The token of a mailed link (SITE_URL's /reset-password?token= or /verify-email?token=). */
-export function tokenOfLink(mail: DeliveredMail): string {
-  const match = /\?token=([A-Za-z0-9_-]+)/.exec(mail.parsed.text ?? '');
-  if (!match) throw new Error(`no link with a token in: ${mail.parsed.text}`);
+/**
+ * The token a mail carries: in its link (SITE_URL's /reset-password?token= or /verify-email?token=), or on a
+ * line of its own when SITE_URL is unset.
+ */
+export function tokenOf(text: string | undefined): string {
+  const match = /\?token=([A-Za-z0-9_-]+)/.exec(text ?? '') ?? /^([A-Za-z0-9_-]{43})$/m.exec(text ?? '');
+  if (!match) throw new Error(`no token in: ${text}`);
   return match[1];
 }
+
+export const tokenOfLink = (mail: DeliveredMail) => tokenOf(mail.parsed.text);
