@@ -29,8 +29,8 @@ export interface DeliveredMail {
 export interface MailServer {
   url(): string;
   delivered: DeliveredMail[];
-  /** The next message delivered to `to` that no earlier call took; fails after `timeoutMs`. */
-  nextMessageTo(to: string, timeoutMs?: number): Promise<DeliveredMail>;
+  /** The next message delivered to `to` (with this subject, when given) that no earlier call took; fails after 5 s. */
+  nextMessageTo(to: string, subject?: string): Promise<DeliveredMail>;
   /** How many messages went to `to` so far. */
   countTo(to: string): number;
   close(): Promise<void>;
@@ -65,10 +65,12 @@ export async function startMailServer(): Promise<MailServer> {
   const port = await freePort();
   await new Promise<void>((resolve) => server.listen(port, '127.0.0.1', resolve));
 
-  async function nextMessageTo(to: string, timeoutMs = 5000): Promise<DeliveredMail> {
+  async function nextMessageTo(to: string, subject?: string, timeoutMs = 5000): Promise<DeliveredMail> {
     const deadline = Date.now() + timeoutMs;
+    const wanted = (mail: DeliveredMail) =>
+      mail.to === to && !taken.has(mail) && (subject === undefined || mail.parsed.subject === subject);
     for (;;) {
-      const found = delivered.find((mail) => mail.to === to && !taken.has(mail));
+      const found = delivered.find(wanted);
       if (found) {
         taken.add(found);
         return found;
@@ -112,7 +114,7 @@ export function useMailServer(): MailServer {
     get delivered() {
       return ready().delivered;
     },
-    nextMessageTo: (to, timeoutMs) => ready().nextMessageTo(to, timeoutMs),
+    nextMessageTo: (to, subject) => ready().nextMessageTo(to, subject),
     countTo: (to) => ready().countTo(to),
     close: () => ready().close(),
   };
