@@ -3,8 +3,7 @@
  * SMTP_URL (the offline flow), off in production without SMTP_URL (503), and an SMTP server that is
  * down or stalls (the request is answered at once; the failure is logged and counted in /metrics).
  */
-import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { simpleParser } from 'mailparser';
 import request from 'supertest';
@@ -15,7 +14,7 @@ import { createMetrics } from '../src/lib/metrics';
 import { MAIL_OFF_MESSAGE } from '../src/schemas/auth';
 import { agent } from './helpers/agent';
 import { captureLog } from './helpers/log-capture';
-import { downSmtpUrl, startSilentSmtpServer, tokenOf, TEST_SITE_URL } from './helpers/mail-server';
+import { downSmtpUrl, startSilentSmtpServer, tokenOf, TEST_SITE_URL, useMailFolder } from './helpers/mail-server';
 import { PRODUCTION_ENV, testEnvironment, useTestApp } from './helpers/test-app';
 import { registerUser } from './helpers/users';
 
@@ -65,13 +64,10 @@ const failedSends = async (app: Parameters<typeof request>[0]) => {
 };
 
 describe('without SMTP_URL', () => {
-  let folder: string;
-  beforeAll(() => {
-    folder = mkdtempSync(path.join(tmpdir(), 'blog-api-mail-'));
-  });
-  afterAll(() => rmSync(folder, { recursive: true, force: true }));
+  const mailFolder = useMailFolder();
 
   it('writes each message as an .eml file; without SITE_URL it carries the token and how to send it', async () => {
+    const folder = mailFolder.path;
     const { app, api, log } = appWithMailer({}, { directory: folder, logLinks: true });
     const { user } = await registerUser(app);
     await api.post('/auth/forgot-password').send({ email: user.email }).expect(202);
@@ -92,7 +88,10 @@ describe('without SMTP_URL', () => {
   });
 
   it('logs the link when asked (development), and the link opens SITE_URL', async () => {
-    const { app, api, log } = appWithMailer({ SITE_URL: TEST_SITE_URL }, { directory: folder, logLinks: true });
+    const { app, api, log } = appWithMailer(
+      { SITE_URL: TEST_SITE_URL },
+      { directory: mailFolder.path, logLinks: true },
+    );
     const { user } = await registerUser(app);
     await api.post('/auth/forgot-password').send({ email: user.email }).expect(202);
     const written = await eventually(() =>

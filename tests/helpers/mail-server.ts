@@ -7,7 +7,10 @@
  *   const ctx = useTestApp(() => ({ env: { SMTP_URL: mail.url(), SITE_URL: SITE } }));
  *   const message = await mail.nextMessageTo('ada@example.com');
  */
+import { mkdtempSync, rmSync } from 'node:fs';
 import { createServer, type Server, type Socket } from 'node:net';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
 import { simpleParser, type ParsedMail } from 'mailparser';
 import { SMTPServer } from 'smtp-server';
 import { freePort } from '../../tools/lib/server';
@@ -118,6 +121,14 @@ export function useMailServer(): MailServer {
     countTo: (to) => ready().countTo(to),
     close: () => ready().close(),
   };
+}
+
+/** A folder for mail written as files (no SMTP_URL), made in beforeAll and removed in afterAll. */
+export function useMailFolder(): { path: string } {
+  const folder = { path: '' };
+  beforeAll(() => void (folder.path = mkdtempSync(path.join(tmpdir(), 'blog-api-mail-'))));
+  afterAll(() => rmSync(folder.path, { recursive: true, force: true }));
+  return folder;
 }
 
 /** An SMTP port that accepts connections and never answers (no greeting): a stalled server. */
