@@ -51,7 +51,7 @@ export interface AppDeps {
   /** Shared stores (Redis) for the failed-login counts, per account and per IP; in-memory when absent. */
   loginThrottleStores?: { perAccount: Store; perIp: Store };
   /** Shared stores (Redis) for the mail throttle's counts, per address and per IP; in-memory when absent. */
-  mailThrottleStores?: { perAddress: Store; perIp: Store };
+  mailThrottleStores?: { perAddress: Store; perAddressOfUser: Store; perIp: Store };
   /**
    * Where mail goes; built from the configuration when absent (SMTP_URL, .data/mail in development, else off).
    * Tests pass one writing to a folder of theirs, or with a short deadline.

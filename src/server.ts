@@ -217,6 +217,7 @@ function buildApp({ config, logger, storage, metrics, database, redis, lifecycle
     },
     mailThrottleStores: client && {
       perAddress: createRedisRateLimitStore(client, 'mail-address:'),
+      perAddressOfUser: createRedisRateLimitStore(client, 'mail-resend:'),
       perIp: createRedisRateLimitStore(client, 'mail-ip:'),
     },
     readinessChecks: redis.readinessChecks,

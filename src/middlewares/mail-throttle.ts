@@ -21,8 +21,11 @@ export const MAIL_REQUESTS_PER_IP = 20;
 
 export interface MailThrottleOptions {
   windowMs: number;
-  /** Shared stores (Redis, one prefix each) when several instances run; in-process memory otherwise. */
-  stores?: { perAddress: Store; perIp: Store };
+  /**
+   * Shared stores (Redis, one prefix each) when several instances run; in-process memory otherwise. A store
+   * serves one limiter: reset links and verification links are counted apart, per address.
+   */
+  stores?: { perAddress: Store; perAddressOfUser: Store; perIp: Store };
   logger: Logger;
 }
 
@@ -36,14 +39,13 @@ export interface MailThrottle {
 }
 
 export function createMailThrottle(options: MailThrottleOptions): MailThrottle {
-  const perAddressStore = options.stores?.perAddress ?? new MemoryStore();
   const shared = (scope: string, property: string) =>
     throttleOptions({ name: 'mail', scope, property, ...options, message: MAIL_THROTTLE_MESSAGE });
-  const perAddress = (key: (req: Request) => string) =>
+  const perAddress = (key: (req: Request) => string, store: Store = new MemoryStore()) =>
     rateLimit({
       ...shared('address', 'mailRequestsOfAddress'),
       limit: MAILS_PER_ADDRESS,
-      store: perAddressStore,
+      store,
       keyGenerator: (req) => `address:${key(req)}`,
     });
   return {
@@ -52,7 +54,7 @@ export function createMailThrottle(options: MailThrottleOptions): MailThrottle {
       limit: MAIL_REQUESTS_PER_IP,
       store: options.stores?.perIp ?? new MemoryStore(),
     }),
-    perAddress: perAddress((req) => String(matchedData(req).email)),
-    perAddressOfUser: perAddress((req) => signedInUser(req.res!).email),
+    perAddress: perAddress((req) => String(matchedData(req).email), options.stores?.perAddress),
+    perAddressOfUser: perAddress((req) => signedInUser(req.res!).email, options.stores?.perAddressOfUser),
   };
 }
