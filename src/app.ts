@@ -13,12 +13,15 @@ import type { ReadinessCheck } from './controllers/health.controller';
 import { LocalAuthChanges, type AuthChanges } from './lib/auth-changes';
 import { pingDatabase } from './lib/database';
 import type { Logger } from './lib/logger';
+import { createMailer, type Mailer } from './lib/mailer';
 import { createMetrics, type AppMetrics } from './lib/metrics';
 import { authenticate } from './middlewares/authenticate';
 import { warnUnlistedOrigins } from './middlewares/cors-warning';
 import { errorHandler, notFoundHandler } from './middlewares/error-handler';
 import { measureRequests, recordRefusals } from './middlewares/metrics';
 import { createLoginThrottle } from './middlewares/login-throttle';
+import { createMailThrottle } from './middlewares/mail-throttle';
+import { requireVerifiedEmail } from './middlewares/require-verified-email';
 import { methodNotAllowed } from './middlewares/method-not-allowed';
 import { createRateLimiter } from './middlewares/rate-limit';
 import { REQUEST_ID_HEADER, requestLogger } from './middlewares/request-logger';
@@ -28,6 +31,7 @@ import { HEALTH_PATHS, healthRoutes } from './routes/health.routes';
 import { METRICS_PATH, metricsRoutes } from './routes/metrics.routes';
 import { DOCS_ASSETS_PATH } from './routes/v1/docs.routes';
 import { v1Routes } from './routes/v1';
+import { createAccountEmailService } from './services/account-email.service';
 import { createAccountService } from './services/account.service';
 import { createBlogService } from './services/blog.service';
 import { createEngagementService } from './services/engagement.service';
@@ -48,6 +52,13 @@ export interface AppDeps {
   rateLimitStore?: Store;
   /** Shared stores (Redis) for the failed-login counts, per account and per IP; in-memory when absent. */
   loginThrottleStores?: { perAccount: Store; perIp: Store };
+  /** Shared stores (Redis) for the mail throttle's counts, per address and per IP; in-memory when absent. */
+  mailThrottleStores?: { perAddress: Store; perAddressOfUser: Store; perIp: Store };
+  /**
+   * Where mail goes; built from the configuration when absent (SMTP_URL, .data/mail in development, else off).
+   * Tests pass one writing to a folder of theirs, or with a short deadline.
+   */
+  mailer?: Mailer;
   /** Where banners go; chosen from the configuration when absent (Cloudinary, or the local uploads folder). */
   storage?: BannerStorage;
   /** /readyz checks besides (or replacing, by name) the MongoDB ping; server.ts adds `redis` when REDIS_URL is set. */
@@ -96,6 +107,8 @@ export function createApp({
   logger,
   rateLimitStore,
   loginThrottleStores,
+  mailThrottleStores,
+  mailer,
   storage = createBannerStorage(config.storage),
   readinessChecks = {},
   isShuttingDown = () => false,
@@ -112,10 +125,27 @@ export function createApp({
     bcryptCost: config.bcryptCost,
     authChanges,
     requireCurrentPassword: config.requireCurrentPassword,
+    verifiesEmail: config.emailVerification !== 'off',
   });
   const accounts = createAccountService({ authChanges });
   const blogs = createBlogService({ storage, logger, accounts });
   const engagement = createEngagementService({ blogs, accounts });
+  const accountEmail = createAccountEmailService({
+    mailer:
+      mailer ??
+      createMailer({
+        ...config.mail,
+        logger,
+        sent: metrics.mailSent,
+        // the link carries a token: only a developer's own terminal may show it
+        logLinks: config.env === 'development',
+      }),
+    siteUrl: config.siteUrl,
+    publicUrl: config.publicUrl,
+    emailVerification: config.emailVerification,
+    authChanges,
+    logger,
+  });
 
   // Built once: the routes' 405 answers and the metrics' route templates both read it.
   const openApiDocument = buildOpenApiDocument();
@@ -193,6 +223,9 @@ export function createApp({
       engagement,
       authenticate: authenticate(sessions, { cacheTtlMs: config.authCacheTtlMs, authChanges }),
       loginThrottle: createLoginThrottle({ ...config.loginThrottle, stores: loginThrottleStores, logger }),
+      mailThrottle: createMailThrottle({ windowMs: config.loginThrottle.windowMs, stores: mailThrottleStores, logger }),
+      accountEmail,
+      verifiedEmail: requireVerifiedEmail(config.emailVerification),
       // run in this order when an account is deleted, after its sessions and before the user record
       accountCleanups: [blogs.deleteBlogsOfAuthor, engagement.deleteEngagementOfUser],
       openApiDocument,

@@ -96,6 +96,15 @@ function startLogger(config: Config, warnings: readonly string[]): Logger {
     `refresh cookie: SameSite=${config.refreshCookie.sameSite}${config.refreshCookie.secure ? ', Secure' : ''}` +
       (config.publicReads ? '; PUBLIC_READS: anonymous visitors may read published blogs and comments' : ''),
   );
+  const { smtp, directory } = config.mail;
+  logger.info(
+    smtp
+      ? `mail: through ${smtp.host}:${smtp.port} as ${smtp.from}`
+      : directory
+        ? `mail: written to ${directory}/ as .eml files (no SMTP_URL)`
+        : 'mail: off (no SMTP_URL)',
+  );
+  if (config.emailVerification !== 'off') logger.info(`email verification: ${config.emailVerification}`);
   return logger;
 }
 
@@ -205,6 +214,11 @@ function buildApp({ config, logger, storage, metrics, database, redis, lifecycle
     loginThrottleStores: client && {
       perAccount: createRedisRateLimitStore(client, 'login-account:'),
       perIp: createRedisRateLimitStore(client, 'login-ip:'),
+    },
+    mailThrottleStores: client && {
+      perAddress: createRedisRateLimitStore(client, 'mail-address:'),
+      perAddressOfUser: createRedisRateLimitStore(client, 'mail-resend:'),
+      perIp: createRedisRateLimitStore(client, 'mail-ip:'),
     },
     readinessChecks: redis.readinessChecks,
     isShuttingDown: () => lifecycle.shuttingDown,

@@ -13,6 +13,8 @@ const production = {
   JWT_REFRESH_SECRET: SECRET_B,
   CLOUDINARY_URL: 'cloudinary://key:secret@demo',
   PUBLIC_URL: 'https://blog.example.com',
+  SITE_URL: 'https://blog.example',
+  SMTP_URL: 'smtps://mailer:p%40ss@mail.example?from=Blog%20%3Cno-reply%40blog.example%3E',
 };
 
 describe('loadConfig', () => {
@@ -96,6 +98,43 @@ describe('loadConfig', () => {
     ]) {
       expect(() => loadConfig({ ...production, CLOUDINARY_URL: url })).toThrow(/^CLOUDINARY_URL: /);
     }
+  });
+
+  it('reads SMTP_URL into its parts, the sender from ?from=, and refuses it without a sender or beside no SITE_URL', () => {
+    expect(loadConfig(production).config.mail.smtp).toEqual({
+      host: 'mail.example',
+      port: 465,
+      secure: true,
+      auth: { user: 'mailer', pass: 'p@ss' },
+      from: 'Blog <no-reply@blog.example>',
+    });
+    expect(loadConfig({ ...production, SMTP_URL: 'smtp://mail.example:2525?from=a@b.example' }).config.mail).toEqual({
+      smtp: { host: 'mail.example', port: 2525, secure: false, auth: undefined, from: 'a@b.example' },
+      directory: undefined,
+      sendTimeoutMs: 10_000,
+    });
+    for (const url of [
+      'smtp://mail.example',
+      'smtp://mail.example?from=nobody',
+      'smtp://m?from=a@b.example%0ABcc:%20x@y',
+    ]) {
+      expect(() => loadConfig({ ...production, SMTP_URL: url })).toThrow(/^SMTP_URL: add the sender/);
+    }
+    expect(() => loadConfig({ ...production, SMTP_URL: 'http://mail.example' })).toThrow(/^SMTP_URL: /);
+    const { SITE_URL: _site, ...withoutSite } = production;
+    expect(() => loadConfig(withoutSite)).toThrow(/^SMTP_URL needs SITE_URL/);
+  });
+
+  it('turns mail off in production without SMTP_URL, saying so, and refuses email verification there', () => {
+    const { SMTP_URL: _smtp, ...withoutSmtp } = production;
+    const { config, warnings } = loadConfig(withoutSmtp);
+    expect(config.mail).toEqual({ smtp: undefined, directory: undefined, sendTimeoutMs: 10_000 });
+    expect(warnings).toEqual([expect.stringMatching(/^SMTP_URL is not set: mail is off/)]);
+    expect(() => loadConfig({ ...withoutSmtp, EMAIL_VERIFICATION: 'required' })).toThrow(
+      /^EMAIL_VERIFICATION=required needs SMTP_URL/,
+    );
+    expect(loadConfig({ NODE_ENV: 'development' }).config.mail.directory).toBe('.data/mail');
+    expect(() => loadConfig({ ...production, EMAIL_VERIFICATION: 'sometimes' })).toThrow(/^EMAIL_VERIFICATION: /);
   });
 
   it('reads at most 40 settings, each one documented in docs/configuration.md and .env.example, which it accepts', () => {

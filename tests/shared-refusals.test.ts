@@ -5,11 +5,13 @@
  * app registers; tests/contract/drift.test.ts keeps the two equal), and a first test in each table names
  * them, so that a route cannot fall out of a table unnoticed. Each resource's own file tests what is its own.
  */
+import type { Express } from 'express';
 import request from 'supertest';
+import { UNVERIFIED_EMAIL_MESSAGE } from '../src/schemas/auth';
 import { buildOpenApiDocument, operationsOf, type DocumentedOperation } from '../src/openapi/document';
 import { createBlog } from './helpers/blogs';
 import { useTestApp } from './helpers/test-app';
-import { bearer, type SignedInUser } from './helpers/users';
+import { bearer, registerAdmin, registerUser, type SignedInUser } from './helpers/users';
 import { expectCleanRefusal, expectDatabaseUnchanged } from './security/helpers';
 
 const ctx = useTestApp();
@@ -35,8 +37,13 @@ const UNKNOWN_ID = '5f0000000000000000000000';
 const operations = operationsOf(buildOpenApiDocument().paths);
 const name = ({ method, template }: DocumentedOperation) => `${method.toUpperCase()} ${template}`;
 const idParameterOf = ({ template }: DocumentedOperation) => /\{(\w+Id)\}/.exec(template)?.[1];
-const isAdminOnly = ({ operation }: DocumentedOperation) =>
-  (operation.responses['403'] as { $ref?: string } | undefined)?.$ref === '#/components/responses/Forbidden';
+const forbiddenAnswer = ({ operation }: DocumentedOperation) =>
+  (operation.responses['403'] as { $ref?: string } | undefined)?.$ref?.replace('#/components/responses/', '');
+const isAdminOnly = (operation: DocumentedOperation) =>
+  ['Forbidden', 'ForbiddenOrUnverified'].includes(forbiddenAnswer(operation) ?? '');
+/** Writes others see, refused to unverified accounts with EMAIL_VERIFICATION=required. */
+const needsVerifiedEmail = (operation: DocumentedOperation) =>
+  ['Unverified', 'ForbiddenOrUnverified'].includes(forbiddenAnswer(operation) ?? '');
 /** Routes behind the access token alone (logout also needs the refresh cookie; /metrics has a token of its own). */
 const bearerOnly = operations.filter(
   ({ operation }) => JSON.stringify(operation.security) === JSON.stringify([{ bearerAuth: [] }]),
@@ -44,14 +51,24 @@ const bearerOnly = operations.filter(
 const withIdParameter = bearerOnly.filter((operation) => idParameterOf(operation) !== undefined);
 
 /** A request to the operation with its path filled in, `params` over `ids`. */
-function call(operation: DocumentedOperation, user: SignedInUser | undefined, params: Record<string, string> = {}) {
+function call(
+  operation: DocumentedOperation,
+  user: SignedInUser | undefined,
+  params: Record<string, string> = {},
+  app: Express = ctx.app,
+) {
   const url = operation.fullPath.replace(/\{(\w+)\}/g, (_, param: string) => params[param] ?? ids[param]);
-  const test = (request(ctx.app) as unknown as Record<string, (url: string) => request.Test>)[operation.method](url);
+  const test = (request(app) as unknown as Record<string, (url: string) => request.Test>)[operation.method](url);
   return user ? test.set(bearer(user)) : test;
 }
 /** The same, with a body the route would accept. */
-function send(operation: DocumentedOperation, user: SignedInUser | undefined, params: Record<string, string> = {}) {
-  const test = call(operation, user, params);
+function send(
+  operation: DocumentedOperation,
+  user: SignedInUser | undefined,
+  params: Record<string, string> = {},
+  app: Express = ctx.app,
+) {
+  const test = call(operation, user, params, app);
   if (operation.template === '/blogs/{blogId}' && operation.method === 'put') return test.field('title', 'x');
   if (operation.template === '/comments/blog/{blogId}' && operation.method === 'post') {
     return test.send({ content: 'Hello?' });
@@ -78,7 +95,7 @@ const ROUTES_WITH_ID = [
 
 describe('without a token', () => {
   it('covers every route behind the access token', () => {
-    const sessions = ['GET /auth/sessions', 'DELETE /auth/sessions'];
+    const sessions = ['GET /auth/sessions', 'DELETE /auth/sessions', 'POST /auth/verify-email/resend'];
     const others = ['GET /users/current', 'PUT /users/current', 'DELETE /users/current', 'GET /users/', 'GET /blogs/'];
     const withoutId = [...sessions, ...others, 'POST /blogs/', 'GET /blogs/{slug}', 'GET /comments/', 'GET /tags/'];
     expect(bearerOnly.map(name).sort()).toEqual([...withoutId, ...ROUTES_WITH_ID].sort());
@@ -161,6 +178,34 @@ describe('every admin operation of the contract, as a regular user', () => {
       );
       expectCleanRefusal(response, 403);
       expect(response.body).toEqual({ code: 'AuthorizationError', message: expect.any(String) });
+    },
+  );
+});
+
+describe('every write others see, by an unverified account (EMAIL_VERIFICATION=required)', () => {
+  const gated = operations.filter(needsVerifiedEmail);
+  /** An app requiring verified addresses, on this file's database, and accounts that never verified theirs. */
+  const unverified = ctx.fixture(async () => {
+    const { app } = ctx.buildApp({ EMAIL_VERIFICATION: 'required' });
+    return { app, admin: await registerAdmin(app, 'chief@example.com'), reader: await registerUser(app) };
+  });
+
+  it('finds them in the contract', () => {
+    expect(gated.map(name)).toEqual([
+      'POST /blogs/',
+      'PUT /blogs/{blogId}',
+      'POST /likes/blog/{blogId}',
+      'POST /comments/blog/{blogId}',
+    ]);
+  });
+
+  it.each(gated.map((operation) => [name(operation), operation] as const))(
+    '%s answers 403 AuthorizationError saying why, and changes nothing',
+    async (_name, operation) => {
+      const user = isAdminOnly(operation) ? unverified.admin : unverified.reader;
+      const response = await expectDatabaseUnchanged(() => send(operation, user, {}, unverified.app));
+      expectCleanRefusal(response, 403);
+      expect(response.body).toEqual({ code: 'AuthorizationError', message: UNVERIFIED_EMAIL_MESSAGE });
     },
   );
 });

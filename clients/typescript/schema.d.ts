@@ -173,6 +173,86 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/auth/forgot-password": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Mail a password-reset link to the account with this email, if there is one
+         * @description Answers 202 with the same body, at once, whether or not an account has the address: the mail goes out after the answer. The link (SITE_URL's /reset-password?token=) works once, for 30 minutes.
+         */
+        post: operations["forgotPassword"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/auth/reset-password": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Set a new password with a mailed reset token, and sign in
+         * @description Every session of the account ends (their access and refresh tokens stop working at once, on every instance); the answer is a fresh login, as POST /auth/login gives. The token works once.
+         */
+        post: operations["resetPassword"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/auth/verify-email": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Prove the account's email with the token of a mailed verification link
+         * @description Sets `emailVerified` on the account; no token needed besides the mailed one, which works once.
+         */
+        post: operations["verifyEmail"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/auth/verify-email/resend": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Mail a new verification link to the signed-in user's email
+         * @description Earlier links keep working until used or expired. No body.
+         */
+        post: operations["resendVerification"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/users/current": {
         parameters: {
             query?: never;
@@ -537,6 +617,8 @@ export interface components {
             username: string;
             /** Format: email */
             email: string;
+            /** @description Whether the owner proved the address by its mailed link (POST /auth/verify-email). Present once email verification applies to the account (EMAIL_VERIFICATION on when it registered or changed its email, or a link was asked for); a changed email is unverified again */
+            emailVerified?: boolean;
             /** @enum {string} */
             role: "admin" | "user";
             /** @description Absent when not set. Plain text, returned exactly as sent; render it as text, never as HTML. */
@@ -1008,6 +1090,42 @@ export interface components {
                  * @example {
                  *       "code": "AuthorizationError",
                  *       "message": "You do not have permission to perform this action"
+                 *     }
+                 */
+                "application/json": components["schemas"]["Error"];
+            };
+        };
+        /** @description The role lacks the right for this operation, or, with EMAIL_VERIFICATION=required, the account has not verified its email yet (AuthorizationError, the message says which) */
+        ForbiddenOrUnverified: {
+            headers: {
+                "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                [name: string]: unknown;
+            };
+            content: {
+                /**
+                 * @example {
+                 *       "code": "AuthorizationError",
+                 *       "message": "You do not have permission to perform this action"
+                 *     }
+                 */
+                "application/json": components["schemas"]["Error"];
+            };
+        };
+        /** @description Only with EMAIL_VERIFICATION=required: the account has not verified its email yet (AuthorizationError); it may still read. POST /auth/verify-email/resend mails a new link */
+        Unverified: {
+            headers: {
+                "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                [name: string]: unknown;
+            };
+            content: {
+                /**
+                 * @example {
+                 *       "code": "AuthorizationError",
+                 *       "message": "Verify your email address first: follow the link mailed to you, or ask for a new one with POST /auth/verify-email/resend"
                  *     }
                  */
                 "application/json": components["schemas"]["Error"];
@@ -1628,6 +1746,300 @@ export interface operations {
             503: components["responses"]["ServiceUnavailable"];
         };
     };
+    forgotPassword: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "email": "ada@example.com"
+                 *     }
+                 */
+                "application/json": {
+                    /**
+                     * Format: email
+                     * @description Stored lower-cased
+                     */
+                    email: string;
+                };
+            };
+        };
+        responses: {
+            /** @description Accepted; the same whether or not an account has the address */
+            202: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "message": "If an account has this email, a link to reset its password is on its way; it works once, for 30 minutes."
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Message"];
+                };
+            };
+            400: components["responses"]["BadRequestOrValidation"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            /** @description The global rate limit, or the mail throttle: 3 requests per address, or 20 per client IP, within LOGIN_FAILURE_WINDOW, whether or not an account has the address. Wait Retry-After seconds. */
+            429: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Too many mail requests, please try again later."
+                     *     }
+                     */
+                    "application/json": components["schemas"]["RateLimited"];
+                };
+            };
+            500: components["responses"]["ServerError"];
+            /** @description Mail is off: production without SMTP_URL (ServiceUnavailable, no Retry-After: retrying will not help) */
+            503: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "ServiceUnavailable",
+                     *       "message": "Mail is not configured on this server (SMTP_URL is unset), so no link can be sent"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    resetPassword: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "token": "q5m1U0bW8y3kR2vT7xN4cP9hJ6fL0aZsD1gK8wE5oYi",
+                 *       "password": "a new passphrase"
+                 *     }
+                 */
+                "application/json": {
+                    /** @description The `token` of the link mailed by POST /auth/forgot-password; works once, for 30 minutes. Write-only */
+                    token: string;
+                    /** @description 8 characters to 72 UTF-8 bytes (bcrypt reads no more); write-only; ends every session of the account, this one's login excepted */
+                    password: string;
+                    /** @description Optional; when sent, must equal `password` (400 otherwise). Write-only */
+                    confirm_password?: string;
+                };
+            };
+        };
+        responses: {
+            /** @description Password set and signed in; the refresh token is in the cookie */
+            200: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    "Set-Cookie": components["headers"]["SetRefreshCookie"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Login"];
+                };
+            };
+            /** @description A field was rejected, or the reset token is unknown, used, expired or of another purpose (ValidationError on `token`), or the JSON body is malformed (BadRequest) */
+            400: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationError"] | components["schemas"]["Error"];
+                };
+            };
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["ServerError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    verifyEmail: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "token": "q5m1U0bW8y3kR2vT7xN4cP9hJ6fL0aZsD1gK8wE5oYi"
+                 *     }
+                 */
+                "application/json": {
+                    /** @description The `token` of the link mailed at registration, on an email change or by POST /auth/verify-email/resend; works once, for 48 hours. Write-only */
+                    token: string;
+                };
+            };
+        };
+        responses: {
+            /** @description Verified */
+            200: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "message": "Email verified"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Message"];
+                };
+            };
+            /** @description A field was rejected, or the verification token is unknown, used, expired or of another purpose (ValidationError on `token`), or the JSON body is malformed (BadRequest) */
+            400: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationError"] | components["schemas"]["Error"];
+                };
+            };
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["ServerError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    resendVerification: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A link is on its way */
+            202: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "message": "A link to verify your email is on its way."
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Message"];
+                };
+            };
+            /** @description The email is verified already (BadRequest), or a body was sent (ValidationError) */
+            400: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationError"] | components["schemas"]["Error"];
+                };
+            };
+            401: components["responses"]["Unauthenticated"];
+            /** @description EMAIL_VERIFICATION is off */
+            404: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "NotFound",
+                     *       "message": "Email verification is off on this server (EMAIL_VERIFICATION=off)"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The global rate limit, or the mail throttle: 3 requests per address, or 20 per client IP, within LOGIN_FAILURE_WINDOW, whether or not an account has the address. Wait Retry-After seconds. */
+            429: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Too many mail requests, please try again later."
+                     *     }
+                     */
+                    "application/json": components["schemas"]["RateLimited"];
+                };
+            };
+            500: components["responses"]["ServerError"];
+            /** @description Mail is off: production without SMTP_URL (ServiceUnavailable, no Retry-After: retrying will not help) */
+            503: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "ServiceUnavailable",
+                     *       "message": "Mail is not configured on this server (SMTP_URL is unset), so no link can be sent"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
     getCurrentUser: {
         parameters: {
             query?: never;
@@ -2132,7 +2544,7 @@ export interface operations {
                 };
             };
             401: components["responses"]["Unauthenticated"];
-            403: components["responses"]["Forbidden"];
+            403: components["responses"]["ForbiddenOrUnverified"];
             /** @description The banner is larger than 2 MB */
             413: {
                 headers: {
@@ -2458,7 +2870,7 @@ export interface operations {
                 };
             };
             401: components["responses"]["Unauthenticated"];
-            403: components["responses"]["Forbidden"];
+            403: components["responses"]["ForbiddenOrUnverified"];
             /** @description No such Blog (NotFound) */
             404: {
                 headers: {
@@ -2660,6 +3072,7 @@ export interface operations {
                 };
             };
             401: components["responses"]["Unauthenticated"];
+            403: components["responses"]["Unverified"];
             /** @description No such Blog (NotFound) */
             404: {
                 headers: {
@@ -2959,6 +3372,7 @@ export interface operations {
             };
             400: components["responses"]["BadRequestOrValidation"];
             401: components["responses"]["Unauthenticated"];
+            403: components["responses"]["Unverified"];
             /** @description No such Blog (NotFound) */
             404: {
                 headers: {

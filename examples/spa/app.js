@@ -49,6 +49,29 @@ $('#credentials').addEventListener('submit', async (event) => {
   else show('signed-out', 'Signed out', error);
 });
 
+// "Forgot password?": the API answers 202 whether or not the account exists, and mails a link to
+// SITE_URL/reset-password?token=..., which serve.js answers with this page.
+$('#forgot').addEventListener('click', async () => {
+  const { data, error } = await api.POST('/auth/forgot-password', { body: { email: $('#email').value } });
+  $('#notice').textContent = data?.message ?? '';
+  if (error) show($('#status').dataset.state, $('#status').textContent, error);
+});
+
+const resetToken = location.pathname === '/reset-password' && new URLSearchParams(location.search).get('token');
+if (resetToken) {
+  // The token leaves the address bar at once: it must not stay in the history or go out in a Referer.
+  history.replaceState(null, '', '/');
+  $('#reset').hidden = false;
+  $('#reset').addEventListener('submit', async (event) => {
+    event.preventDefault();
+    const body = { token: resetToken, password: $('#new-password').value };
+    const { data, error } = await api.POST('/auth/reset-password', { body });
+    if (data) $('#reset').hidden = true;
+    if (data) show('signed-in', `Signed in as ${data.user.username} (${data.user.email})`);
+    else show('signed-out', 'Signed out', error);
+  });
+}
+
 // A blog card: its title, and its tags as buttons listing that tag's posts.
 function blogItem(blog) {
   const item = document.createElement('li');

@@ -45,7 +45,8 @@ async function startSpaServer({ apiBaseUrl, port = 0, host = 'localhost' }) {
   };
   const server = http.createServer((req, res) => {
     const pathname = new URL(req.url ?? '/', 'http://spa.invalid').pathname;
-    const file = files[pathname === '/' ? '/index.html' : pathname];
+    // the page the API's reset mails link to (SITE_URL/reset-password?token=...) is this one too
+    const file = files[['/', '/reset-password'].includes(pathname) ? '/index.html' : pathname];
     if (req.method !== 'GET' && req.method !== 'HEAD') {
       res.writeHead(405, { Allow: 'GET, HEAD' }).end();
     } else if (!file) {

@@ -125,6 +125,16 @@ const environmentSchema = z.object({
   AUTH_CACHE_TTL_MS: integer(5000, 0, 60_000),
   // PUT /users/current must carry current_password to change the password or email (the interface has no such field).
   REQUIRE_CURRENT_PASSWORD: boolean(false),
+  // Outgoing mail (password reset, email verification): smtp(s)://user:pass@host:port?from=<sender>; src/lib/mailer.ts.
+  SMTP_URL: z.preprocess(
+    emptyToUndefined,
+    z
+      .string()
+      .regex(/^smtps?:\/\/\S+$/, 'must look like smtp://user:pass@host:587?from=<sender address> (or smtps://)')
+      .optional(),
+  ),
+  // Whether an account's address must be proven by a mailed link: off (the interface's behaviour), optional, required.
+  EMAIL_VERIFICATION: z.preprocess(emptyToUndefined, z.enum(['off', 'optional', 'required']).default('off')),
   TRUST_PROXY: optionalString,
   LOG_LEVEL: z.preprocess(emptyToUndefined, z.enum(['silent', 'error', 'warn', 'info', 'http', 'debug']).optional()),
   BLOG_CONTENT_MAX_LENGTH: integer(DEFAULT_BLOG_CONTENT_MAX_LENGTH, 1, 1_000_000),
@@ -242,6 +252,19 @@ export const SETTING_NAMES: readonly string[] = Object.keys(environmentSchema.sh
 
 export type TrustProxy = boolean | number | string[];
 
+export type EmailVerification = 'off' | 'optional' | 'required';
+
+/** The SMTP server mail goes through (SMTP_URL). Carries a password: never log it. */
+export interface SmtpConfig {
+  host: string;
+  port: number;
+  /** TLS from the first byte (smtps://); smtp:// upgrades with STARTTLS when the server offers it. */
+  secure: boolean;
+  auth?: { user: string; pass: string };
+  /** The sender of every message: `?from=` of SMTP_URL, e.g. `Blog <no-reply@blog.example>`. */
+  from: string;
+}
+
 export interface CloudinaryConfig {
   cloudName: string;
   apiKey: string;
@@ -294,6 +317,13 @@ export interface Config {
   authCacheTtlMs: number;
   /** A change of password or email through PUT /users/current must carry the current password; off by default. */
   requireCurrentPassword: boolean;
+  /**
+   * Outgoing mail: through `smtp` when SMTP_URL is set; otherwise written as .eml files to `directory`
+   * in development, and off in production (the routes that mail answer 503). `sendTimeoutMs` bounds one send.
+   */
+  mail: { smtp?: SmtpConfig; directory?: string; sendTimeoutMs: number };
+  /** EMAIL_VERIFICATION: off (the interface's behaviour), optional (mailed, not needed), required (to comment, like, write). */
+  emailVerification: EmailVerification;
   trustProxy: TrustProxy;
   logLevel: string;
   jsonBodyLimit: string;
@@ -392,6 +422,52 @@ function resolveSecret(
 }
 
 const DEFAULT_CLOUDINARY_FOLDER = 'blog-banners';
+/** Where development writes the mail it would send, without SMTP_URL (docs/operations.md). */
+export const DEVELOPMENT_MAIL_DIRECTORY = '.data/mail';
+/** The longest one message may take to send: connecting, greeting and the whole exchange (lib/mailer.ts). */
+const MAIL_SEND_TIMEOUT_MS = 10_000;
+
+/** SMTP_URL's parts, as nodemailer takes them; a missing or odd sender is refused here, not at the first send. */
+function resolveSmtp(smtpUrl: string | undefined): SmtpConfig | undefined {
+  if (!smtpUrl) return undefined;
+  if (!URL.canParse(smtpUrl))
+    throw new ConfigError('SMTP_URL: must be a URL such as smtp://user:pass@host:587?from=...');
+  const url = new URL(smtpUrl);
+  const from = url.searchParams.get('from');
+  // A sender with a line break would let a setting write headers of its own.
+  if (!from || /[\r\n]/.test(from) || !/@[^@\s>]+>?$/.test(from.trim())) {
+    throw new ConfigError(
+      'SMTP_URL: add the sender as ?from=, e.g. smtp://user:pass@mail.example:587?from=Blog%20%3Cno-reply%40blog.example%3E',
+    );
+  }
+  const secure = url.protocol === 'smtps:';
+  return {
+    host: url.hostname,
+    port: url.port ? Number(url.port) : secure ? 465 : 587,
+    secure,
+    auth: url.username ? { user: decodeURIComponent(url.username), pass: decodeURIComponent(url.password) } : undefined,
+    from: from.trim(),
+  };
+}
+
+/**
+ * Mail needs a way out and, in production, the front end's pages its links open: verification that can
+ * mail nobody, or mail whose links point nowhere, is refused at start rather than failing for each reader.
+ */
+function checkMailSettings(env: z.infer<typeof environmentSchema>, isProduction: boolean, warnings: string[]) {
+  if (!isProduction) return;
+  if (env.SMTP_URL && !env.SITE_URL) {
+    throw new ConfigError("SMTP_URL needs SITE_URL in production: the mails link to the front end's pages");
+  }
+  if (env.EMAIL_VERIFICATION !== 'off' && !env.SMTP_URL) {
+    throw new ConfigError(`EMAIL_VERIFICATION=${env.EMAIL_VERIFICATION} needs SMTP_URL: verification links are mailed`);
+  }
+  if (!env.SMTP_URL) {
+    warnings.push(
+      'SMTP_URL is not set: mail is off, so POST /auth/forgot-password answers 503 (set SMTP_URL to send mail).',
+    );
+  }
+}
 
 /**
  * Cloudinary credentials from CLOUDINARY_URL (cloudinary://key:secret@cloud), Cloudinary's own form, with
@@ -475,6 +551,7 @@ export function loadConfig(
   }
   const cors = parseCorsOrigins(env.CORS_ORIGINS);
   warnings.push(...cors.warnings);
+  checkMailSettings(env, isProduction, warnings);
 
   const config: Config = {
     env: env.NODE_ENV,
@@ -503,6 +580,12 @@ export function loadConfig(
     publicCache: env.PUBLIC_READS.cache,
     authCacheTtlMs: env.AUTH_CACHE_TTL_MS,
     requireCurrentPassword: env.REQUIRE_CURRENT_PASSWORD,
+    mail: {
+      smtp: resolveSmtp(env.SMTP_URL),
+      directory: env.NODE_ENV === 'development' ? DEVELOPMENT_MAIL_DIRECTORY : undefined,
+      sendTimeoutMs: MAIL_SEND_TIMEOUT_MS,
+    },
+    emailVerification: env.EMAIL_VERIFICATION,
     trustProxy: parseTrustProxy(env.TRUST_PROXY),
     logLevel: env.LOG_LEVEL ?? (env.NODE_ENV === 'test' ? 'silent' : 'info'),
     jsonBodyLimit: JSON_BODY_LIMIT,

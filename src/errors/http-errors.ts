@@ -104,8 +104,9 @@ export class BadGateway extends HttpError {
 }
 
 /**
- * 503: the database cannot be reached or did not answer in time. Not the client's fault and not a bug:
- * the client may retry after `retryAfterSeconds` (sent as Retry-After).
+ * 503: the database cannot be reached or did not answer in time, or a feature's dependency is not
+ * configured (mail without SMTP_URL). Not the client's fault and not a bug: the client may retry after
+ * `retryAfterSeconds` (sent as Retry-After) when given; without it, retrying will not help.
  */
 export class ServiceUnavailable extends HttpError {
   readonly status = 503;
@@ -113,7 +114,7 @@ export class ServiceUnavailable extends HttpError {
 
   constructor(
     message: string,
-    readonly retryAfterSeconds: number,
+    readonly retryAfterSeconds?: number,
   ) {
     super(message);
   }

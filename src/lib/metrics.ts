@@ -28,6 +28,8 @@ export interface AppMetrics {
     refusals: Counter<'reason'>;
   };
   authenticationFailures: Counter<'reason'>;
+  /** Messages the API tried to send, by purpose (reset-password, verify-email) and result (sent, failed). */
+  mailSent: Counter<'purpose' | 'result'>;
   mongodb: {
     commandDuration: Histogram<'command' | 'outcome'>;
     connectionsCreated: Counter;
@@ -87,6 +89,12 @@ export function createMetrics(): AppMetrics {
       name: 'auth_failures_total',
       help: 'Refused authentication attempts, by reason',
       labelNames: ['reason'] as const,
+      registers,
+    }),
+    mailSent: new Counter({
+      name: 'mail_sent_total',
+      help: 'Messages sent (or written, without SMTP_URL) or failed, by purpose and result; never by address',
+      labelNames: ['purpose', 'result'] as const,
       registers,
     }),
     mongodb: {

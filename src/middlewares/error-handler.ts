@@ -116,7 +116,8 @@ export function errorHandler(logger: Logger, options: { retryAfterSeconds?: numb
     if (httpError) {
       // a failing dependency is our problem even when the client gets a clean answer
       if (httpError.status >= 500) logger.error('dependency failure', { ...where(req, res), error: describe(error) });
-      if (httpError instanceof ServiceUnavailable) res.set('Retry-After', String(httpError.retryAfterSeconds));
+      if (httpError instanceof ServiceUnavailable && httpError.retryAfterSeconds !== undefined)
+        res.set('Retry-After', String(httpError.retryAfterSeconds));
       res.status(httpError.status).json(httpError.body());
       return;
     }

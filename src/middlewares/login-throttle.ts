@@ -42,27 +42,15 @@ export function createLoginThrottle(options: LoginThrottleOptions): LoginThrottl
   const perIpStore = options.stores?.perIp ?? new MemoryStore();
   const perAccountStore = options.stores?.perAccount ?? new MemoryStore();
 
-  const shared = (scope: 'ip' | 'account', property: string): Partial<Options> => ({
-    windowMs: options.windowMs,
-    // The global limiter's RateLimit-* headers stay those of the global limit; only a 429 says more.
-    standardHeaders: false,
-    legacyHeaders: false,
-    requestPropertyName: property,
-    passOnStoreError: true,
-    logger: {
-      error: (error, message) => logger.error(message ?? 'login throttle', { error: describeError(error) }),
-      warn: (error, message) => logger.warn(message ?? 'login throttle', { error: describeError(error) }),
-    },
-    handler: (req, res) => {
-      const info = (req as unknown as Record<string, RateLimitInfo | undefined>)[property];
-      const seconds = info?.resetTime
-        ? Math.max(1, Math.ceil((info.resetTime.getTime() - Date.now()) / 1000))
-        : Math.ceil(options.windowMs / 1000);
-      logger.warn('login throttled', { scope, retryAfterSeconds: seconds });
-      res.set('Retry-After', String(seconds));
-      res.status(429).json({ error: LOGIN_THROTTLE_MESSAGE });
-    },
-  });
+  const shared = (scope: 'ip' | 'account', property: string) =>
+    throttleOptions({
+      name: 'login',
+      scope,
+      property,
+      windowMs: options.windowMs,
+      message: LOGIN_THROTTLE_MESSAGE,
+      logger,
+    });
 
   const perIp = rateLimit({
     ...shared('ip', 'loginFailuresOfIp'),
@@ -90,6 +78,43 @@ export function createLoginThrottle(options: LoginThrottleOptions): LoginThrottl
   }
 
   return { perIp, perAccount, clearFailuresOfAccount };
+}
+
+/**
+ * What every throttle of the sign-in routes shares (this one, and middlewares/mail-throttle.ts): one
+ * window, a store failure letting requests through (logged), and past the bound a 429 in the spec's shape
+ * with Retry-After, the global limit's RateLimit-* headers left as they are.
+ */
+export function throttleOptions(throttle: {
+  name: string;
+  scope: string;
+  /** Where express-rate-limit keeps this throttle's count on the request. */
+  property: string;
+  windowMs: number;
+  message: string;
+  logger: Logger;
+}): Partial<Options> {
+  const { name, scope, property, windowMs, message, logger } = throttle;
+  return {
+    windowMs,
+    standardHeaders: false,
+    legacyHeaders: false,
+    requestPropertyName: property,
+    passOnStoreError: true,
+    logger: {
+      error: (error, text) => logger.error(text ?? `${name} throttle`, { error: describeError(error) }),
+      warn: (error, text) => logger.warn(text ?? `${name} throttle`, { error: describeError(error) }),
+    },
+    handler: (req, res) => {
+      const info = (req as unknown as Record<string, RateLimitInfo | undefined>)[property];
+      const seconds = info?.resetTime
+        ? Math.max(1, Math.ceil((info.resetTime.getTime() - Date.now()) / 1000))
+        : Math.ceil(windowMs / 1000);
+      logger.warn(`${name} throttled`, { scope, retryAfterSeconds: seconds });
+      res.set('Retry-After', String(seconds));
+      res.status(429).json({ error: message });
+    },
+  };
 }
 
 function describeError(error: unknown) {

@@ -42,6 +42,8 @@ const userSchema = new Schema(
       lowercase: true,
       trim: true,
     },
+    // Absent until email verification applies to the account (EMAIL_VERIFICATION on): see schemas/user.ts
+    emailVerified: { type: Boolean },
     password: { type: String, required: true, select: false },
     role: { type: String, enum: ROLES, default: 'user', required: true },
     firstName: { type: String, validate: maxCharacters(USER_LIMITS.name), trim: true },

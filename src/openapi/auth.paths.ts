@@ -1,5 +1,18 @@
 /** /auth: register, login, refresh and logout, and the signed-in user's sessions. */
-import { LOGIN_THROTTLE_MESSAGE, credentialsBody, registerBody } from '../schemas/auth';
+import {
+  EMAIL_VERIFIED_ANSWER,
+  FORGOT_PASSWORD_ANSWER,
+  LOGIN_THROTTLE_MESSAGE,
+  MAIL_OFF_MESSAGE,
+  MAIL_THROTTLE_MESSAGE,
+  RESEND_VERIFICATION_ANSWER,
+  RESET_TOKEN_TTL_MINUTES,
+  credentialsBody,
+  forgotPasswordBody,
+  registerBody,
+  resetPasswordBody,
+  verifyEmailBody,
+} from '../schemas/auth';
 import { SESSIONS_LISTED, SessionListSchema, SessionSchema } from '../schemas/session';
 import {
   BEARER,
@@ -138,6 +151,117 @@ const authPaths: Paths = {
   },
 };
 
+const EXAMPLE_MAILED_TOKEN = 'q5m1U0bW8y3kR2vT7xN4cP9hJ6fL0aZsD1gK8wE5oYi';
+const mailOff = respond(
+  'Mail is off: production without SMTP_URL (ServiceUnavailable, no Retry-After: retrying will not help)',
+  json(schemaRef('Error'), { code: 'ServiceUnavailable', message: MAIL_OFF_MESSAGE }),
+);
+const mailThrottled = respond(
+  'The global rate limit, or the mail throttle: 3 requests per address, or 20 per client IP, within ' +
+    'LOGIN_FAILURE_WINDOW, whether or not an account has the address. Wait Retry-After seconds.',
+  json(schemaRef('RateLimited'), { error: MAIL_THROTTLE_MESSAGE }),
+  { headers: { 'Retry-After': ref('headers', 'RetryAfter') } },
+);
+const tokenRefused = (label: string) =>
+  respond(
+    `A field was rejected, or the ${label} token is unknown, used, expired or of another purpose (ValidationError on ` +
+      '`token`), or the JSON body is malformed (BadRequest)',
+    json({ anyOf: [schemaRef('ValidationError'), schemaRef('Error')] }),
+  );
+const mailedTokenBody = (schema: JsonSchema, example: Record<string, string>) => ({
+  required: true,
+  content: json(schema, { token: EXAMPLE_MAILED_TOKEN, ...example }),
+});
+
+const mailPaths: Paths = {
+  '/auth/forgot-password': {
+    post: {
+      operationId: 'forgotPassword',
+      tags: ['Auth'],
+      summary: 'Mail a password-reset link to the account with this email, if there is one',
+      description:
+        'Answers 202 with the same body, at once, whether or not an account has the address: the mail goes out after ' +
+        `the answer. The link (SITE_URL's /reset-password?token=) works once, for ${RESET_TOKEN_TTL_MINUTES} minutes.`,
+      security: [],
+      requestBody: { required: true, content: json(forgotPasswordBody.schema, { email: 'ada@example.com' }) },
+      responses: {
+        '202': respond(
+          'Accepted; the same whether or not an account has the address',
+          json(schemaRef('Message'), { message: FORGOT_PASSWORD_ANSWER }),
+        ),
+        '400': ref('responses', 'BadRequestOrValidation'),
+        ...JSON_BODY_RESPONSES,
+        ...COMMON_RESPONSES,
+        '429': mailThrottled,
+        '503': mailOff,
+      },
+    },
+  },
+  '/auth/reset-password': {
+    post: {
+      operationId: 'resetPassword',
+      tags: ['Auth'],
+      summary: 'Set a new password with a mailed reset token, and sign in',
+      description:
+        'Every session of the account ends (their access and refresh tokens stop working at once, on every instance); ' +
+        'the answer is a fresh login, as POST /auth/login gives. The token works once.',
+      security: [],
+      requestBody: mailedTokenBody(resetPasswordBody.schema, { password: 'a new passphrase' }),
+      responses: {
+        '200': respond('Password set and signed in; the refresh token is in the cookie', json(schemaRef('Login')), {
+          headers: setsRefreshCookie,
+        }),
+        '400': tokenRefused('reset'),
+        ...JSON_BODY_RESPONSES,
+        ...COMMON_RESPONSES,
+      },
+    },
+  },
+  '/auth/verify-email': {
+    post: {
+      operationId: 'verifyEmail',
+      tags: ['Auth'],
+      summary: "Prove the account's email with the token of a mailed verification link",
+      description: 'Sets `emailVerified` on the account; no token needed besides the mailed one, which works once.',
+      security: [],
+      requestBody: mailedTokenBody(verifyEmailBody.schema, {}),
+      responses: {
+        '200': respond('Verified', json(schemaRef('Message'), { message: EMAIL_VERIFIED_ANSWER })),
+        '400': tokenRefused('verification'),
+        ...JSON_BODY_RESPONSES,
+        ...COMMON_RESPONSES,
+      },
+    },
+  },
+  '/auth/verify-email/resend': {
+    post: {
+      operationId: 'resendVerification',
+      tags: ['Auth'],
+      summary: "Mail a new verification link to the signed-in user's email",
+      description: 'Earlier links keep working until used or expired. No body.',
+      security: BEARER,
+      responses: {
+        '202': respond('A link is on its way', json(schemaRef('Message'), { message: RESEND_VERIFICATION_ANSWER })),
+        '400': respond(
+          'The email is verified already (BadRequest), or a body was sent (ValidationError)',
+          json({ anyOf: [schemaRef('ValidationError'), schemaRef('Error')] }),
+        ),
+        '401': ref('responses', 'Unauthenticated'),
+        '404': respond(
+          'EMAIL_VERIFICATION is off',
+          json(schemaRef('Error'), {
+            code: 'NotFound',
+            message: 'Email verification is off on this server (EMAIL_VERIFICATION=off)',
+          }),
+        ),
+        ...COMMON_RESPONSES,
+        '429': mailThrottled,
+        '503': mailOff,
+      },
+    },
+  },
+};
+
 const exampleSession = {
   _id: EXAMPLE_ID,
   createdAt: '2026-11-22T18:34:02.263Z',
@@ -211,7 +335,11 @@ const sessionPaths: Paths = {
 
 /** Every operation of /auth uses the database. */
 export const authContract: ContractPart = {
-  paths: withDatabaseResponses({ ...authPaths, ...sessionPaths }),
+  paths: {
+    ...withDatabaseResponses({ ...authPaths, ...sessionPaths }),
+    // forgot-password answers before the database is asked; the others may answer its 503 too
+    ...withDatabaseResponses(mailPaths),
+  },
   schemas: { Session: { ...SessionSchema, example: exampleSession }, SessionList: SessionListSchema },
   tags: [{ name: 'Auth', description: 'Accounts, sign-in and tokens, and where one is signed in' }],
 };

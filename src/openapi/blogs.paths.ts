@@ -96,6 +96,9 @@ const multipart = (schema: JsonSchema) => ({
 
 const unauthenticated = { '401': ref('responses', 'Unauthenticated') };
 const adminOnly = { ...unauthenticated, '403': ref('responses', 'Forbidden') };
+/** Writes others see: the admin's right, and with EMAIL_VERIFICATION=required a verified email. */
+const verifiedAdminOnly = { ...unauthenticated, '403': ref('responses', 'ForbiddenOrUnverified') };
+const verifiedOnly = { '403': ref('responses', 'Unverified') };
 const validation = { '400': ref('responses', 'ValidationFailed') };
 const badRequestOrValidation = { '400': ref('responses', 'BadRequestOrValidation') };
 const malformedFormOrValidation = {
@@ -173,7 +176,7 @@ const blogPaths: Paths = {
           },
         }),
         ...malformedFormOrValidation,
-        ...adminOnly,
+        ...verifiedAdminOnly,
         '413': fileTooLarge,
         '502': storageDown,
         ...COMMON_RESPONSES,
@@ -221,7 +224,7 @@ const blogPaths: Paths = {
       responses: {
         '200': blogOk('The updated blog'),
         ...malformedFormOrValidation,
-        ...adminOnly,
+        ...verifiedAdminOnly,
         '404': notFound('Blog'),
         '413': fileTooLarge,
         '502': storageDown,
@@ -278,6 +281,7 @@ const likePaths: Paths = {
           json({ anyOf: [schemaRef('ValidationError'), schemaRef('Error')] }),
         ),
         ...unauthenticated,
+        ...verifiedOnly,
         '404': notFound('Blog'),
         ...COMMON_RESPONSES,
       },
@@ -353,6 +357,7 @@ const commentPaths: Paths = {
         }),
         ...badRequestOrValidation,
         ...unauthenticated,
+        ...verifiedOnly,
         '404': notFound('Blog'),
         ...JSON_BODY_RESPONSES,
         ...COMMON_RESPONSES,

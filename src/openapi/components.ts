@@ -4,7 +4,7 @@
  * parameters, rate-limit headers and security schemes. The error codes come from src/errors.
  */
 import { ERROR_CODES } from '../errors/http-errors';
-import { AccessTokenSchema, LoginSchema } from '../schemas/auth';
+import { AccessTokenSchema, LoginSchema, UNVERIFIED_EMAIL_MESSAGE } from '../schemas/auth';
 import { DateTimeSchema, ObjectIdSchema, PAGE_QUERY, PAGINATION } from '../schemas/common';
 import { PublicUserSchema, SocialLinksSchema, UserPageSchema, UserResponseSchema, UserSchema } from '../schemas/user';
 import {
@@ -185,6 +185,16 @@ export const responses: Record<string, ResponseObject> = {
     'The role lacks the right for this operation (AuthorizationError)',
     errorOf('AuthorizationError', 'You do not have permission to perform this action'),
   ),
+  ForbiddenOrUnverified: respond(
+    'The role lacks the right for this operation, or, with EMAIL_VERIFICATION=required, the account has not verified ' +
+      'its email yet (AuthorizationError, the message says which)',
+    errorOf('AuthorizationError', 'You do not have permission to perform this action'),
+  ),
+  Unverified: respond(
+    'Only with EMAIL_VERIFICATION=required: the account has not verified its email yet (AuthorizationError); it may ' +
+      'still read. POST /auth/verify-email/resend mails a new link',
+    errorOf('AuthorizationError', UNVERIFIED_EMAIL_MESSAGE),
+  ),
   NotFound: respond('No such resource (NotFound)', errorOf('NotFound', 'User not found')),
   PayloadTooLarge: respond(
     'The JSON body is larger than 100 kB',
@@ -216,18 +226,20 @@ export const responses: Record<string, ResponseObject> = {
 /** What every operation that reads or writes the database can answer besides COMMON_RESPONSES. */
 export const DATABASE_RESPONSES = { '503': ref('responses', 'ServiceUnavailable') };
 
-/** The same paths with DATABASE_RESPONSES added to each operation (for the parts whose every operation uses the database). */
+/**
+ * The same paths with DATABASE_RESPONSES added to each operation (for the parts whose every operation uses the
+ * database); an operation's own 503, which says more, is kept.
+ */
 export function withDatabaseResponses(paths: Paths): Paths {
+  const withDatabaseResponse = (responses: Operation['responses']) =>
+    '503' in responses ? responses : { ...responses, ...DATABASE_RESPONSES };
   return Object.fromEntries(
     Object.entries(paths).map(([template, item]) => [
       template,
       Object.fromEntries(
         Object.entries(item).map(([key, value]) =>
           HTTP_METHODS.includes(key as HttpMethod)
-            ? [
-                key,
-                { ...(value as Operation), responses: { ...(value as Operation).responses, ...DATABASE_RESPONSES } },
-              ]
+            ? [key, { ...(value as Operation), responses: withDatabaseResponse((value as Operation).responses) }]
             : [key, value],
         ),
       ),

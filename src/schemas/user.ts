@@ -53,6 +53,14 @@ export const UserSchema = Type.Object(
       description: 'Unique whatever its case ("Ada" and "ada" cannot both exist); shown in the case its owner chose',
     }),
     email: Type.String({ format: 'email', maxLength: USER_LIMITS.email }),
+    emailVerified: Type.Optional(
+      Type.Boolean({
+        description:
+          'Whether the owner proved the address by its mailed link (POST /auth/verify-email). Present once email verification ' +
+          'applies to the account (EMAIL_VERIFICATION on when it registered or changed its email, or a link was asked for); ' +
+          'a changed email is unverified again',
+      }),
+    ),
     role: stringEnum(ROLES),
     firstName: Type.Optional(name),
     lastName: Type.Optional(name),
@@ -67,7 +75,7 @@ export const UserSchema = Type.Object(
 );
 export type UserView = Static<typeof UserSchema>;
 
-export const PublicUserSchema = Type.Omit(UserSchema, ['email'], {
+export const PublicUserSchema = Type.Omit(UserSchema, ['email', 'emailVerified'], {
   description: 'A user as other, non-admin users see it (author of blogs and comments): a User without email.',
   additionalProperties: false,
 });

@@ -5,6 +5,7 @@
 import type { Types } from 'mongoose';
 import { AuthenticationError } from '../errors/http-errors';
 import type { AuthChanges } from '../lib/auth-changes';
+import { AccountTokenModel } from '../models/account-token.model';
 import { SessionModel } from '../models/session.model';
 import { ACTIVE_ACCOUNT, UserModel } from '../models/user.model';
 
@@ -23,6 +24,7 @@ export function createAccountService({ authChanges }: { authChanges: AuthChanges
     await UserModel.updateOne({ _id: userId }, { $set: { deletingAt: new Date() } }, { timestamps: false });
     await authChanges.announce(String(userId));
     await SessionModel.deleteMany({ user: userId });
+    await AccountTokenModel.deleteMany({ user: userId });
     for (const cleanup of cleanups) await cleanup(userId);
     await UserModel.deleteOne({ _id: userId });
   }

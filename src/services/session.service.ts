@@ -147,6 +147,11 @@ export function createSessionService(jwtConfig: Config['jwt'], authChanges: Auth
       await SessionModel.deleteOne({ _id: session._id });
       await authChanges.announce(String(session.user));
     },
+    /** Ends every session of a user (a password reset: whoever held one may have stolen it). */
+    closeAllSessions: async (userId: Types.ObjectId) => {
+      await SessionModel.deleteMany({ user: userId });
+      await authChanges.announce(String(userId));
+    },
     /** Ends every session of a user except `keep` (the one that asked, on a password change). */
     closeOtherSessions: async (userId: Types.ObjectId, keep: Types.ObjectId) => {
       await SessionModel.deleteMany({ user: userId, _id: { $ne: keep } });

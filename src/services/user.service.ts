@@ -51,7 +51,10 @@ export function createUserService(options: {
   authChanges: AuthChanges;
   /** REQUIRE_CURRENT_PASSWORD: a change of password or email must come with the current password. */
   requireCurrentPassword?: boolean;
+  /** EMAIL_VERIFICATION on: new accounts and changed addresses start unverified (emailVerified: false). */
+  verifiesEmail?: boolean;
 }) {
+  const unverified = options.verifiesEmail ? { emailVerified: false } : {};
   // Logins at full speed must not starve reads: bcrypt gets all cores but one (see lib/cpu-bound.ts).
   const hashing = cpuBoundLimit();
   const hashPassword = (password: string) => hashing(() => bcrypt.hash(password, options.bcryptCost));
@@ -72,7 +75,12 @@ export function createUserService(options: {
     const base = usernameBaseFromEmail(fields.email);
     for (let attempt = 0; ; attempt++) {
       try {
-        return await UserModel.create({ ...fields, password, username: usernameCandidate(base, attempt) });
+        return await UserModel.create({
+          ...fields,
+          ...unverified,
+          password,
+          username: usernameCandidate(base, attempt),
+        });
       } catch (error) {
         const field = duplicateUserField(error);
         if (field === 'email')
@@ -120,16 +128,20 @@ export function createUserService(options: {
   /**
    * Applies a profile update given in the request's flat shape (first_name, website, ...), once the current
    * password is confirmed (confirmCurrentPassword). An empty string clears an optional field. Returns
-   * whether the password changed.
+   * whether the password and the email changed; a new email is unverified (or, verification off, claims nothing).
    */
   async function updateProfile(
     user: UserDocument,
     update: ProfileUpdate,
     currentPassword?: string,
-  ): Promise<{ passwordChanged: boolean }> {
+  ): Promise<{ passwordChanged: boolean; emailChanged: boolean }> {
     await confirmCurrentPassword(user, update, currentPassword);
+    const emailChanged = update.email !== undefined && update.email !== user.email;
     if (update.username !== undefined) user.username = update.username;
-    if (update.email !== undefined) user.email = update.email;
+    if (emailChanged) {
+      user.email = update.email!;
+      user.emailVerified = options.verifiesEmail ? false : undefined;
+    }
     if (update.first_name !== undefined) user.firstName = update.first_name || undefined;
     if (update.last_name !== undefined) user.lastName = update.last_name || undefined;
     for (const network of SOCIAL_NETWORKS) {
@@ -147,7 +159,14 @@ export function createUserService(options: {
       throw error;
     }
     await options.authChanges.announce(String(user._id));
-    return { passwordChanged: update.password !== undefined };
+    return { passwordChanged: update.password !== undefined, emailChanged };
+  }
+
+  /** A new password, set by a reset link (the caller ends the account's sessions). */
+  async function setPassword(user: UserDocument, password: string): Promise<void> {
+    user.password = await hashPassword(password);
+    await user.save();
+    await options.authChanges.announce(String(user._id));
   }
 
   /** The account itself, for work on it (deletion); 404 when there is none. */
@@ -179,6 +198,7 @@ export function createUserService(options: {
     passwordMatches,
     comparePasswordOfUnknownUser,
     updateProfile,
+    setPassword,
     findUserById,
     getUser,
     listUsers,

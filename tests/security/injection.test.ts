@@ -122,6 +122,9 @@ const validBodies: Record<string, () => Record<string, unknown>> = {
   '/auth/login': () => ({ email: member.user.email, password: member.password }),
   '/users/current': () => ({ first_name: 'Valid' }),
   '/comments/blog/{blogId}': () => ({ content: 'A comment' }),
+  '/auth/forgot-password': () => ({ email: member.user.email }),
+  '/auth/reset-password': () => ({ token: 'A'.repeat(43), password: 'password123' }),
+  '/auth/verify-email': () => ({ token: 'A'.repeat(43) }),
 };
 
 describe('operator objects, $ and dotted keys, prototype pollution in every JSON body field', () => {
@@ -129,8 +132,11 @@ describe('operator objects, $ and dotted keys, prototype pollution in every JSON
 
   it('covers every JSON body of the contract', () => {
     expect(operations.map(({ method, template }) => `${method.toUpperCase()} ${template}`).sort()).toEqual([
+      'POST /auth/forgot-password',
       'POST /auth/login',
       'POST /auth/register',
+      'POST /auth/reset-password',
+      'POST /auth/verify-email',
       'POST /comments/blog/{blogId}',
       'PUT /users/current',
     ]);

@@ -10,6 +10,8 @@
  * cross-site SPA http://127.0.0.1:P1, API http://localhost:P2: register answers 201 but Chromium drops
  *            the SameSite cookie of a cross-site response, so refresh and logout answer 401
  *            "Refresh token required" and a reload signs the user out (docs/example-spa.md).
+ * forgot     same-site: "Forgot password?" answers 202; the link of the mail an SMTP server in this
+ *            process receives opens the SPA's reset page, which sets a new password and signs in.
  *
  *   node tools/spa-check/check.js      (bash tools/spa-check/run.sh installs chromium and builds first)
  *
@@ -19,7 +21,9 @@
 const { createWriteStream, mkdirSync, mkdtempSync, rmSync, writeFileSync } = require('node:fs');
 const os = require('node:os');
 const path = require('node:path');
+const { simpleParser } = require('mailparser');
 const sharp = require('sharp');
+const { SMTPServer } = require('smtp-server');
 const { launchChromiumWithProfile } = require('../lib/chromium');
 const { freePort, startLiveApi } = require('../lib/server');
 const { startSpaServer } = require('../../examples/spa/serve');
@@ -41,11 +45,55 @@ function expectEqual(actual, expected, what) {
   }
 }
 
+/** An SMTP server in this process for the API's mail: each delivered message parsed, for the check to read. */
+async function startMailServer() {
+  const delivered = [];
+  const server = new SMTPServer({
+    authOptional: true,
+    disabledCommands: ['STARTTLS'],
+    logger: false,
+    onData(stream, _session, callback) {
+      simpleParser(stream).then((mail) => {
+        delivered.push(mail);
+        callback();
+      }, callback);
+    },
+  });
+  const port = await freePort();
+  await new Promise((resolve) => server.listen(port, '127.0.0.1', resolve));
+  return {
+    url: `smtp://127.0.0.1:${port}?from=${encodeURIComponent('Blog <no-reply@spa-check.test>')}`,
+    /** The link of the next mail to `to` (waiting up to STEP_TIMEOUT_MS). */
+    async nextLinkTo(to) {
+      const deadline = Date.now() + STEP_TIMEOUT_MS;
+      for (;;) {
+        const index = delivered.findIndex((mail) => mail.to?.value.some((recipient) => recipient.address === to));
+        if (index >= 0) {
+          const [mail] = delivered.splice(index, 1);
+          const link = /https?:\/\/\S+\?token=[\w-]+/.exec(mail.text ?? '')?.[0];
+          if (!link) throw new CheckFailure(`forgot: the mail to ${to} carries no link: ${JSON.stringify(mail.text)}`);
+          return link;
+        }
+        if (Date.now() > deadline)
+          throw new CheckFailure(`forgot: no mail to ${to} within ${STEP_TIMEOUT_MS / 1000} s`);
+        await new Promise((resolve) => setTimeout(resolve, 100));
+      }
+    },
+    close: () => new Promise((resolve) => server.close(resolve)),
+  };
+}
+
 /** The built API on a free port, with these origins allowed, its log in artifacts/spa-check/server.log. */
-async function startApi(corsOrigins) {
+async function startApi(corsOrigins, mailEnv) {
   const serverLog = createWriteStream(path.join(ARTIFACTS, 'server.log'));
   const api = await startLiveApi({
-    env: { CORS_ORIGINS: corsOrigins.join(','), ADMIN_EMAILS: ADMIN.email, RATE_LIMIT_MAX: '1000', LOG_LEVEL: 'warn' },
+    env: {
+      CORS_ORIGINS: corsOrigins.join(','),
+      ADMIN_EMAILS: ADMIN.email,
+      RATE_LIMIT_MAX: '1000',
+      LOG_LEVEL: 'warn',
+      ...mailEnv,
+    },
     log: (message) => serverLog.write(`[live-server] ${message}\n`),
     onLine: (line) => serverLog.write(`${line}\n`),
   }).catch((error) => {
@@ -187,11 +235,12 @@ async function openSpa(spaOrigin, name) {
       (cookie) => cookie.name === 'refreshToken',
     );
   }
-  async function load() {
+  /** Loads the SPA (or one of its pages, such as a mailed link's), with a fresh list of requests. */
+  async function load(url = spaOrigin) {
     seenCalls = 0;
-    const response = await page.goto(spaOrigin, { waitUntil: 'load', timeout: STEP_TIMEOUT_MS });
+    const response = await page.goto(url, { waitUntil: 'load', timeout: STEP_TIMEOUT_MS });
     if (!response || response.status() !== 200)
-      throw new CheckFailure(`${name}: GET ${spaOrigin} answered ${response?.status()}`);
+      throw new CheckFailure(`${name}: GET ${url} answered ${response?.status()}`);
   }
   async function screenshot(step) {
     await page.screenshot({ path: path.join(ARTIFACTS, `${name}-${step}.png`), fullPage: true });
@@ -218,6 +267,8 @@ const calls = {
   blogs: (status) => `GET /api/v1/blogs/ → ${status}`,
   tags: (status) => `GET /api/v1/tags → ${status}`,
   logout: (status) => `POST /api/v1/auth/logout → ${status}`,
+  forgot: (status) => `POST /api/v1/auth/forgot-password → ${status}`,
+  reset: (status) => `POST /api/v1/auth/reset-password → ${status}`,
 };
 
 async function register(spa, email) {
@@ -344,28 +395,69 @@ async function crossSite(spaOrigin, apiOrigin) {
   }
 }
 
+/** "Forgot password?" for the account the same-site run registered, then the mailed link's reset page. */
+async function forgotPassword(spaOrigin, apiOrigin, mail) {
+  const email = 'reader.same-site@example.com';
+  const spa = await openSpa(spaOrigin, 'forgot');
+  try {
+    await spa.load();
+    await spa.expectCalls([calls.current(401), calls.refresh(401)], 'first visit');
+    await spa.page.fill('#email', email);
+    await spa.page.click('#forgot');
+    await spa.expectCalls([calls.forgot(202)], 'forgot password');
+    await spa.page.waitForFunction(() => document.querySelector('#notice').textContent !== '', null, {
+      timeout: STEP_TIMEOUT_MS,
+    });
+
+    const link = await mail.nextLinkTo(email);
+    if (!link.startsWith(`${spaOrigin}/reset-password?token=`))
+      throw new CheckFailure(`forgot: the mailed link ${link} does not open ${spaOrigin}/reset-password`);
+    await spa.load(link);
+    await spa.expectCalls([calls.current(401), calls.refresh(401)], 'reset page');
+    expectEqual(new URL(spa.page.url()).search, '', 'forgot: the token left the address bar');
+    await spa.page.fill('#new-password', 'a new password 1');
+    await spa.page.click('#reset button');
+    await spa.expectCalls([calls.reset(200)], 'reset');
+    await spa.expectState('signed-in', 'reset');
+    if (!(await spa.refreshCookie(apiOrigin))) throw new CheckFailure('forgot, reset: no refreshToken cookie stored');
+    await spa.screenshot('reset');
+    if (spa.problems.length > 0) throw new CheckFailure(`forgot: ${spa.problems.join('; ')}`);
+    log('forgot: "Forgot password?" 202, the mailed link opened the reset page, reset 200 and signed in');
+  } finally {
+    await spa.close();
+  }
+}
+
 async function main() {
   mkdirSync(ARTIFACTS, { recursive: true });
   // The SPA's server listens on 127.0.0.1 and is reached as localhost (same-site with the API) and
   // as 127.0.0.1 (cross-site); the API's origin is http://localhost:P2 in both setups.
   let spaServer;
   let api;
+  const mail = await startMailServer();
   try {
     // The API's port is known only once it runs, and it must list the SPA's origins: pick the SPA's
     // port first, then start the API, then the SPA's server on that port.
     const spaPort = await freePort();
-    api = await startApi([`http://localhost:${spaPort}`, `http://127.0.0.1:${spaPort}`]);
+    api = await startApi([`http://localhost:${spaPort}`, `http://127.0.0.1:${spaPort}`], {
+      SMTP_URL: mail.url,
+      SITE_URL: `http://localhost:${spaPort}`,
+    });
     const apiOrigin = `http://localhost:${api.port}`;
     spaServer = await startSpaServer({ apiBaseUrl: `${apiOrigin}/api/v1`, host: '127.0.0.1', port: spaPort });
     log(`API on ${apiOrigin}, SPA served on port ${spaPort}`);
     await seedBlog(`http://127.0.0.1:${api.port}/api/v1`);
     await sameSite(`http://localhost:${spaPort}`, apiOrigin);
     await crossSite(`http://127.0.0.1:${spaPort}`, apiOrigin);
+    await forgotPassword(`http://localhost:${spaPort}`, apiOrigin, mail);
   } finally {
     await spaServer?.close();
     await api?.stop();
+    await mail.close();
   }
-  log('passed (same-site: signed in, refreshed and logged out; cross-site: refresh 401 as documented)');
+  log(
+    'passed (same-site: signed in, refreshed and logged out; cross-site: refresh 401 as documented; forgot: reset by the mailed link)',
+  );
 }
 
 main().catch((error) => {

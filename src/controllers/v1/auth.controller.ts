@@ -5,8 +5,22 @@
 import type { CookieOptions, Request, Response } from 'express';
 import { matchedData } from 'express-validator';
 import { API_BASE_PATH, type Config } from '../../config';
-import { AuthenticationError, AuthorizationError, NotFound, RequestValidationError } from '../../errors/http-errors';
+import {
+  AuthenticationError,
+  AuthorizationError,
+  BadRequest,
+  NotFound,
+  RequestValidationError,
+  ServiceUnavailable,
+} from '../../errors/http-errors';
 import { sessionIdOf, signedInUser } from '../../lib/request-locals';
+import {
+  EMAIL_VERIFIED_ANSWER,
+  FORGOT_PASSWORD_ANSWER,
+  MAIL_OFF_MESSAGE,
+  RESEND_VERIFICATION_ANSWER,
+} from '../../schemas/auth';
+import type { AccountEmailService } from '../../services/account-email.service';
 import type { IssuedSession, SessionOrigin, SessionService } from '../../services/session.service';
 import type { Role, UserDocument, UserService } from '../../services/user.service';
 
@@ -20,12 +34,22 @@ interface AuthControllerDeps {
   loginThrottle: { clearFailuresOfAccount(req: Request): Promise<void> };
   sessions: SessionService;
   users: UserService;
+  accountEmail: AccountEmailService;
 }
 
 /** What the session's owner will see of where it began; `req.ip` follows TRUST_PROXY. */
 const originOf = (req: Request): SessionOrigin => ({ userAgent: req.get('user-agent'), ip: req.ip });
 
-export function createAuthController({ config, loginThrottle, sessions, users }: AuthControllerDeps) {
+/** A mailed token that does not hold (unknown, used, expired, another purpose): one answer for all. */
+const invalidToken = (label: string) =>
+  RequestValidationError.forField('token', `${label} is invalid, used or expired`);
+
+export function createAuthController({ config, loginThrottle, sessions, users, accountEmail }: AuthControllerDeps) {
+  /** The routes that mail answer 503 when mail is off (production without SMTP_URL), never pretending to send. */
+  function assertMailIsOn() {
+    if (accountEmail.mailIsOff()) throw new ServiceUnavailable(MAIL_OFF_MESSAGE);
+  }
+
   const cookieOptions: CookieOptions = {
     httpOnly: true,
     // Secure in production and SameSite=Strict unless the operator says otherwise (COOKIE_SECURE, COOKIE_SAMESITE)
@@ -47,6 +71,7 @@ export function createAuthController({ config, loginThrottle, sessions, users }:
       }
       const user = await users.createUser({ email, password, role });
       sendLogin(res, 201, user, await sessions.openSession(user._id, originOf(req)));
+      if (accountEmail.verificationIsOn()) accountEmail.sendVerificationLink(user);
     },
 
     async login(req: Request, res: Response) {
@@ -80,6 +105,41 @@ export function createAuthController({ config, loginThrottle, sessions, users }:
       await sessions.closeSession(session);
       res.clearCookie(REFRESH_COOKIE, cookieOptions);
       res.json({ message: 'Logged out successfully' });
+    },
+
+    /** 202 and the same body whether or not an account has the address; the mail (if any) goes after. */
+    forgotPassword(req: Request, res: Response) {
+      assertMailIsOn();
+      res.status(202).json({ message: FORGOT_PASSWORD_ANSWER });
+      accountEmail.requestPasswordReset(matchedData(req).email);
+    },
+
+    /** A new password by a mailed token: every session of the account ends, and this client signs in as by login. */
+    async resetPassword(req: Request, res: Response) {
+      const { token, password } = matchedData<{ token: string; password: string }>(req);
+      const user = await accountEmail.redeemResetToken(token);
+      if (!user) throw invalidToken('Reset token');
+      // the link came to the address: it is proven as well as by a verification link
+      if (user.emailVerified === false) user.emailVerified = true;
+      await users.setPassword(user, password);
+      await sessions.closeAllSessions(user._id);
+      sendLogin(res, 200, user, await sessions.openSession(user._id, originOf(req)));
+    },
+
+    async verifyEmail(req: Request, res: Response) {
+      if (!(await accountEmail.verifyEmail(matchedData(req).token))) throw invalidToken('Verification token');
+      res.json({ message: EMAIL_VERIFIED_ANSWER });
+    },
+
+    resendVerification(_req: Request, res: Response) {
+      if (!accountEmail.verificationIsOn()) {
+        throw new NotFound('Email verification is off on this server (EMAIL_VERIFICATION=off)');
+      }
+      assertMailIsOn();
+      const user = signedInUser(res);
+      if (user.emailVerified === true) throw new BadRequest('Your email is already verified');
+      accountEmail.sendVerificationLink(user);
+      res.status(202).json({ message: RESEND_VERIFICATION_ANSWER });
     },
 
     async listSessions(_req: Request, res: Response) {

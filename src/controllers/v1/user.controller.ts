@@ -2,6 +2,7 @@
 import type { Request, Response } from 'express';
 import { matchedData } from 'express-validator';
 import { sessionIdOf, signedInUser } from '../../lib/request-locals';
+import type { AccountEmailService } from '../../services/account-email.service';
 import type { AccountCleanup, AccountService } from '../../services/account.service';
 import { pageOf } from '../../services/pagination';
 import type { SessionService } from '../../services/session.service';
@@ -13,9 +14,10 @@ interface UserControllerDeps {
   sessions: SessionService;
   accounts: AccountService;
   accountCleanups: readonly AccountCleanup[];
+  accountEmail: AccountEmailService;
 }
 
-export function createUserController({ users, sessions, accounts, accountCleanups }: UserControllerDeps) {
+export function createUserController({ users, sessions, accounts, accountCleanups, accountEmail }: UserControllerDeps) {
   return {
     getCurrentUser(_req: Request, res: Response) {
       res.json({ user: signedInUser(res) });
@@ -25,9 +27,15 @@ export function createUserController({ users, sessions, accounts, accountCleanup
       // Saving a user deleted meanwhile fails with DocumentNotFoundError, which answers 404.
       const user = signedInUser(res);
       const matched = matchedData<Parameters<typeof profileUpdateOf>[0] & { current_password?: string }>(req);
-      const { passwordChanged } = await users.updateProfile(user, profileUpdateOf(matched), matched.current_password);
+      const update = profileUpdateOf(matched);
+      const { passwordChanged, emailChanged } = await users.updateProfile(user, update, matched.current_password);
       // A new password ends every other session; the one that changed it stays signed in.
       if (passwordChanged) await sessions.closeOtherSessions(user._id, sessionIdOf(res));
+      // Links mailed to the old address stop working; the new one gets its own when verification is on.
+      if (emailChanged) {
+        await accountEmail.forgetAddress(user._id);
+        if (accountEmail.verificationIsOn()) accountEmail.sendVerificationLink(user);
+      }
       res.json({ user });
     },
 

@@ -3,11 +3,14 @@ import { createAuthController, REFRESH_COOKIE } from '../../controllers/v1/auth.
 import { requireRefreshCookie } from '../../middlewares/refresh-cookie';
 import { validate } from '../../middlewares/validate';
 import {
+  forgotPasswordValidators,
   loginValidators,
   noBodyFields,
   refreshCookieValidators,
   registerValidators,
+  resetPasswordValidators,
   sessionIdValidators,
+  verifyEmailValidators,
 } from '../../validators/auth.validators';
 import type { RouteDeps } from './deps';
 
@@ -26,6 +29,27 @@ export function authRoutes(deps: RouteDeps): Router {
     noBodyFields,
     validate,
     auth.logout,
+  );
+  // mailed links: the mail throttle bounds what one client, and what one address, can set off
+  const { mailThrottle } = deps;
+  router.post(
+    '/forgot-password',
+    mailThrottle.perIp,
+    forgotPasswordValidators,
+    validate,
+    mailThrottle.perAddress,
+    auth.forgotPassword,
+  );
+  router.post('/reset-password', resetPasswordValidators, validate, auth.resetPassword);
+  router.post('/verify-email', verifyEmailValidators, validate, auth.verifyEmail);
+  router.post(
+    '/verify-email/resend',
+    deps.authenticate,
+    noBodyFields,
+    validate,
+    mailThrottle.perIp,
+    mailThrottle.perAddressOfUser,
+    auth.resendVerification,
   );
   router.get('/sessions', deps.authenticate, auth.listSessions);
   router.delete('/sessions', deps.authenticate, auth.endOtherSessions);

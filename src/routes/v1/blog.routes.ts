@@ -27,10 +27,26 @@ export function blogRoutes(deps: RouteDeps): Router {
   // the three reads below: cacheable by anyone when anonymous, private when signed in
   router.use(publicWhenAnonymous(deps.config.publicCache));
   router.get('/', listBlogsValidators, validate, blogs.listBlogs);
-  router.post('/', authorize('blogs:manage'), upload, createBlogValidators(limits), validate, blogs.createBlog);
+  router.post(
+    '/',
+    authorize('blogs:manage'),
+    deps.verifiedEmail,
+    upload,
+    createBlogValidators(limits),
+    validate,
+    blogs.createBlog,
+  );
   router.get('/user/:userId', listBlogsOfUserValidators, validate, blogs.listBlogsOfUser);
   router.get('/:slug', blogSlugValidators, validate, blogs.getBlog);
-  router.put('/:blogId', authorize('blogs:manage'), upload, updateBlogValidators(limits), validate, blogs.updateBlog);
+  router.put(
+    '/:blogId',
+    authorize('blogs:manage'),
+    deps.verifiedEmail,
+    upload,
+    updateBlogValidators(limits),
+    validate,
+    blogs.updateBlog,
+  );
   router.delete('/:blogId', authorize('blogs:manage'), blogIdValidators, validate, blogs.deleteBlog);
   return router;
 }

@@ -19,7 +19,7 @@ export function commentRoutes(deps: RouteDeps): Router {
   router.use(authenticateUnlessPublicRead(deps.authenticate, deps.config.publicReads));
   // every comment on every blog, for moderation
   router.get('/', authorize('comments:moderate'), listAllCommentsValidators, validate, comments.listAllComments);
-  router.post('/blog/:blogId', addCommentValidators, validate, comments.addComment);
+  router.post('/blog/:blogId', deps.verifiedEmail, addCommentValidators, validate, comments.addComment);
   router.get('/blog/:blogId', listCommentsValidators, validate, comments.listComments);
   // its author, or a moderator
   router.delete(

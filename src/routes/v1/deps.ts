@@ -2,7 +2,9 @@
 import type { RequestHandler } from 'express';
 import type { Config } from '../../config';
 import type { LoginThrottle } from '../../middlewares/login-throttle';
+import type { MailThrottle } from '../../middlewares/mail-throttle';
 import type { OpenApiDocument } from '../../openapi/types';
+import type { AccountEmailService } from '../../services/account-email.service';
 import type { AccountCleanup, AccountService } from '../../services/account.service';
 import type { BlogService } from '../../services/blog.service';
 import type { EngagementService } from '../../services/engagement.service';
@@ -20,6 +22,12 @@ export interface RouteDeps {
   authenticate: RequestHandler;
   /** Brute-force resistance for POST /auth/login (see middlewares/login-throttle.ts). */
   loginThrottle: LoginThrottle;
+  /** Mail-bomb and enumeration-walk resistance for the routes that mail a link (middlewares/mail-throttle.ts). */
+  mailThrottle: MailThrottle;
+  /** Password-reset and verification mail, and their tokens. */
+  accountEmail: AccountEmailService;
+  /** With EMAIL_VERIFICATION=required, refuses writes others see to unverified accounts (403); passes otherwise. */
+  verifiedEmail: RequestHandler;
   accountCleanups: readonly AccountCleanup[];
   openApiDocument: OpenApiDocument;
 }

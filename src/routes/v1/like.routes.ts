@@ -9,7 +9,7 @@ export function likeRoutes(deps: RouteDeps): Router {
   const likes = createLikeController(deps);
   const router = Router();
   router.use(deps.authenticate);
-  router.post('/blog/:blogId', blogIdValidators, onlyFields([]), validate, likes.likeBlog);
+  router.post('/blog/:blogId', deps.verifiedEmail, blogIdValidators, onlyFields([]), validate, likes.likeBlog);
   router.delete('/blog/:blogId', blogIdValidators, validate, likes.unlikeBlog);
   return router;
 }
