@@ -74,7 +74,8 @@ describe('without SMTP_URL', () => {
 
     const file = await eventually(() => readdirSync(folder).find((name) => name.endsWith('-reset-password.eml')));
     expect(file).toMatch(/^\d{4}-\d\d-\d\dT[\d-]+Z-reset-password\.eml$/);
-    const message = await simpleParser(readFileSync(path.join(folder, file)));
+    const raw = readFileSync(path.join(folder, file));
+    const message = await simpleParser(raw);
     expect(message.to).toMatchObject({ value: [{ address: user.email }] });
     expect(message.text).toContain('SITE_URL is not set');
     expect(message.text).toContain('POST http://localhost:3000/api/v1/auth/reset-password');
@@ -84,6 +85,9 @@ describe('without SMTP_URL', () => {
 
     // the offline flow: the token of the file resets the password
     const token = tokenOf(message.text);
+    // read by eye in the file: the text part is 7bit, the token one whole line (not quoted-printable pieces)
+    expect(raw.toString()).toMatch(/Content-Type: text\/plain; charset=utf-8\nContent-Transfer-Encoding: 7bit/);
+    expect(raw.toString().split('\n')).toContain(token);
     await api.post('/auth/reset-password').send({ token, password: 'reset offline' }).expect(200);
   });
 

@@ -162,6 +162,25 @@ interface Action {
   token?: string;
 }
 
+/**
+ * Prose wrapped at 72 columns: a plain-text part whose lines all fit in 76 is sent as 7bit, so the token
+ * in a development `.eml` file reads as one line instead of quoted-printable pieces. A word longer than
+ * the width (a link, a token) keeps a line of its own.
+ */
+function wrapped(text: string, width = 72): string {
+  const wrapParagraph = (paragraph: string) =>
+    paragraph
+      .split(' ')
+      .reduce<string[]>((lines, word) => {
+        const last = lines.at(-1);
+        if (last !== undefined && last.length + 1 + word.length <= width) lines[lines.length - 1] = `${last} ${word}`;
+        else lines.push(word);
+        return lines;
+      }, [])
+      .join('\n');
+  return text.split('\n').map(wrapParagraph).join('\n');
+}
+
 const escapeHtml = (text: string) => text.replace(/[&<>"']/g, (character) => `&#${character.charCodeAt(0)};`);
 
 function htmlOf(paragraphs: string[], action: Action): string {
@@ -178,7 +197,7 @@ function resetPasswordMessage(action: Action): Omit<MailMessage, 'to'> {
   return {
     purpose: 'reset-password',
     subject: 'Reset your password',
-    text: `${intro}\n\n${action.text}\n\n${outro}\n`,
+    text: wrapped(`${intro}\n\n${action.text}\n\n${outro}\n`),
     html: htmlOf([intro, outro], action),
     link: action.link,
   };
@@ -190,7 +209,7 @@ function verifyEmailMessage(action: Action): Omit<MailMessage, 'to'> {
   return {
     purpose: 'verify-email',
     subject: 'Verify your email address',
-    text: `${intro}\n\n${action.text}\n\n${outro}\n`,
+    text: wrapped(`${intro}\n\n${action.text}\n\n${outro}\n`),
     html: htmlOf([intro, outro], action),
     link: action.link,
   };
