@@ -121,7 +121,7 @@ async function startApi(
     RECONCILE_INTERVAL_MS: '0',
     ...env,
     // the driver's deadlines, shorter than production's so that a cut answers within the bounds checked
-    MONGODB_URI: productionDeadlines ? env.MONGODB_URI : `${env.MONGODB_URI}?socketTimeoutMS=3000&timeoutMS=5000`,
+    MONGODB_URI: productionDeadlines ? `${env.MONGODB_URI}${process.env.FAULTS_URI_EXTRA ?? ""}` : `${env.MONGODB_URI}?socketTimeoutMS=3000&timeoutMS=5000`,
   });
   apis.push({ name: `${apiCount}-${name}`, server });
   return server;
