@@ -29,6 +29,7 @@ import { DOCS_ASSETS_PATH } from './routes/v1/docs.routes';
 import { v1Routes } from './routes/v1';
 import { createAccountService } from './services/account.service';
 import { createBlogService } from './services/blog.service';
+import { createCounterRepair, type CounterRepair } from './services/counter-repair';
 import { createEngagementService } from './services/engagement.service';
 import { createSessionService } from './services/session.service';
 import {
@@ -62,6 +63,8 @@ export interface AppDeps {
    * process's listeners only when absent.
    */
   authChanges?: AuthChanges;
+  /** Where blogs whose counters a failed write may have left off are recounted; one of this app's own when absent. */
+  counterRepair?: CounterRepair;
 }
 
 /**
@@ -100,6 +103,7 @@ export function createApp({
   metrics = createMetrics(),
   isLive = () => true,
   authChanges = new LocalAuthChanges(),
+  counterRepair = createCounterRepair({ logger, settleMs: config.database.operationTimeoutMs }),
 }: AppDeps): Express {
   const app = express();
   app.disable('x-powered-by');
@@ -113,7 +117,7 @@ export function createApp({
   });
   const accounts = createAccountService({ authChanges });
   const blogs = createBlogService({ storage, logger, accounts });
-  const engagement = createEngagementService({ blogs, accounts });
+  const engagement = createEngagementService({ blogs, accounts, counterRepair });
 
   // Built once: the routes' 405 answers and the metrics' route templates both read it.
   const openApiDocument = buildOpenApiDocument();

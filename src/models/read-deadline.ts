@@ -59,5 +59,7 @@ export function readDeadline(schema: Schema): void {
 
 /** Whether a model's schema carries the plugin (for the test that every model does). */
 export function hasReadDeadline(schema: Schema): boolean {
-  return (schema as unknown as { plugins: Array<{ fn: unknown }> }).plugins.some((plugin) => plugin.fn === readDeadline);
+  return (schema as unknown as { plugins: Array<{ fn: unknown }> }).plugins.some(
+    (plugin) => plugin.fn === readDeadline,
+  );
 }

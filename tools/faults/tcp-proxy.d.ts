@@ -6,6 +6,8 @@ export interface TcpProxy {
   readonly mode: ProxyMode;
   readonly connections: number;
   setMode(mode: ProxyMode): void;
+  /** Cut when a message to the database contains `text`; that message is lost. */
+  cutOn(text: string): void;
   close(): Promise<void>;
 }
 

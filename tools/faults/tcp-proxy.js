@@ -8,6 +8,8 @@
  *
  *   const proxy = await startTcpProxy({ targetHost: '127.0.0.1', targetPort: 27017 });
  *   proxy.port; proxy.setMode('cut'); proxy.setMode('pass'); await proxy.close();
+ *   proxy.cutOn('findAndModify')   cut when a message to the database contains this text (that message is
+ *                                  lost): a failure between two writes of one request, on purpose
  *
  * Listens on 127.0.0.1 only.
  */
@@ -15,6 +17,7 @@ const net = require('node:net');
 
 function startTcpProxy({ targetHost = '127.0.0.1', targetPort, listenPort = 0 }) {
   let mode = 'pass';
+  let cutTrigger;
   const pairs = new Set();
 
   const server = net.createServer((client) => {
@@ -40,6 +43,10 @@ function startTcpProxy({ targetHost = '127.0.0.1', targetPort, listenPort = 0 })
     });
     // Bytes flow only while the mode is pass; in a blackhole they are swallowed, never delivered.
     client.on('data', (chunk) => {
+      if (cutTrigger && chunk.includes(cutTrigger)) {
+        cutTrigger = undefined;
+        setMode('cut');
+      }
       if (mode === 'pass') upstream.write(chunk);
     });
     upstream.on('data', (chunk) => {
@@ -81,6 +88,9 @@ function startTcpProxy({ targetHost = '127.0.0.1', targetPort, listenPort = 0 })
           return pairs.size;
         },
         setMode,
+        cutOn(text) {
+          cutTrigger = Buffer.from(text);
+        },
         close() {
           for (const { client, upstream } of pairs) {
             client.destroy();
