@@ -124,9 +124,7 @@ async function startApi(
     RECONCILE_INTERVAL_MS: '0',
     ...env,
     // the driver's deadlines, shorter than production's so that a cut answers within the bounds checked
-    MONGODB_URI: productionDeadlines
-      ? `${env.MONGODB_URI}${process.env.FAULTS_URI_EXTRA ?? ''}`
-      : `${env.MONGODB_URI}?socketTimeoutMS=3000&timeoutMS=5000`,
+    MONGODB_URI: productionDeadlines ? env.MONGODB_URI : `${env.MONGODB_URI}?socketTimeoutMS=3000&timeoutMS=5000`,
   });
   apis.push({ name: `${apiCount}-${name}`, server });
   return server;
@@ -518,8 +516,6 @@ async function silentPartition({ database, proxy, proxiedUri }: Context): Promis
   const during = answers.filter((answer) => answer.at > partitionAt && answer.at - answer.ms < healedAt);
   const latencies = during.map((answer) => answer.ms);
   const slowest = Math.max(0, ...latencies);
-  if (process.env.FAULTS_DEBUG)
-    for (const a of during) log(`  ${a.op} ${a.status} start+${a.at - a.ms - partitionAt} ms took ${a.ms}`);
   const figures =
     `${during.length} requests in flight during the ${seconds(PARTITION_MS)} partition (${summarize(during)}): ` +
     `p50 ${seconds(quantile(latencies, 0.5))}, p99 ${seconds(quantile(latencies, 0.99))}, max ${seconds(slowest)}`;
