@@ -34,6 +34,7 @@ import { v1Routes } from './routes/v1';
 import { createAccountEmailService } from './services/account-email.service';
 import { createAccountService } from './services/account.service';
 import { createBlogService } from './services/blog.service';
+import { createCounterRepair, type CounterRepair } from './services/counter-repair';
 import { createEngagementService } from './services/engagement.service';
 import { createFeedService } from './services/feed.service';
 import { createSessionService } from './services/session.service';
@@ -75,6 +76,8 @@ export interface AppDeps {
    * process's listeners only when absent.
    */
   authChanges?: AuthChanges;
+  /** Where blogs whose counters a failed write may have left off are recounted; one of this app's own when absent. */
+  counterRepair?: CounterRepair;
 }
 
 /**
@@ -115,6 +118,7 @@ export function createApp({
   metrics = createMetrics(),
   isLive = () => true,
   authChanges = new LocalAuthChanges(),
+  counterRepair = createCounterRepair({ logger, settleMs: config.database.operationTimeoutMs }),
 }: AppDeps): Express {
   const app = express();
   app.disable('x-powered-by');
@@ -129,7 +133,7 @@ export function createApp({
   });
   const accounts = createAccountService({ authChanges });
   const blogs = createBlogService({ storage, logger, accounts });
-  const engagement = createEngagementService({ blogs, accounts });
+  const engagement = createEngagementService({ blogs, accounts, counterRepair });
   const accountEmail = createAccountEmailService({
     mailer:
       mailer ??

@@ -47,8 +47,8 @@ describe('failure-behaviour configuration', () => {
       operationTimeoutMs: 10_000,
       serverSelectionTimeoutMs: 2_500,
       socketTimeoutMs: 10_000,
-      connectTimeoutMs: 5_000,
-      heartbeatMs: 2_000,
+      connectTimeoutMs: 3_000,
+      heartbeatMs: 1_000,
       retryAfterSeconds: 5,
       watchdogIntervalMs: 5_000,
       watchdogUnreachableMs: 20_000,
@@ -90,8 +90,8 @@ describe('failure-behaviour configuration', () => {
         serverSelectionTimeoutMs: 2_000,
         socketTimeoutMs: 3_000,
         operationTimeoutMs: 4_000,
-        connectTimeoutMs: 5_000,
-        heartbeatMs: 2_000,
+        connectTimeoutMs: 3_000,
+        heartbeatMs: 1_000,
       }),
     );
     for (const option of ['serverSelectionTimeoutMS=0', 'socketTimeoutMS=soon', 'heartbeatFrequencyMS=100']) {

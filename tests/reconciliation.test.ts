@@ -11,6 +11,7 @@ import { BlogModel } from '../src/models/blog.model';
 import { CommentModel } from '../src/models/comment.model';
 import { LikeModel } from '../src/models/like.model';
 import type { Logger } from '../src/lib/logger';
+import { createCounterRepair } from '../src/services/counter-repair';
 import { createReconciliationService } from '../src/services/reconciliation.service';
 import { createLocalStorage } from '../src/services/storage/local-storage';
 import { createBlog } from './helpers/blogs';
@@ -75,6 +76,63 @@ describe('reconcileCounters', () => {
     expect(report.orphanCommentsRemoved).toBe(1);
     expect(await LikeModel.countDocuments({ blog: ghost })).toBe(0);
     expect(await CommentModel.countDocuments({ blog: ghost })).toBe(0);
+  });
+});
+
+describe('the counter repair (the instance that saw a write fail)', () => {
+  it('sets a named blog right, checks it again once the settle time has passed, then lets it go', async () => {
+    const blog = await createBlog(ctx.app, admin, { status: 'published' });
+    const reader = await registerUser(ctx.app);
+    expect((await api.as(reader).post(`/likes/blog/${blog._id}`)).status).toBe(200);
+    // what a cut between the like and its $inc leaves
+    await BlogModel.updateOne({ _id: blog._id }, { $set: { likesCount: 0 } });
+    const log = captureLog();
+    const repair = createCounterRepair({ logger: log.logger, settleMs: 300, intervalMs: 60_000 });
+    try {
+      repair.suspect(blog._id);
+      await repair.repairNow();
+      expect((await BlogModel.findById(blog._id).lean())!.likesCount).toBe(1);
+      expect(log.lines.join('\n')).toContain(`counter repair: blog ${blog._id} likesCount was 0, records say 1: fixed`);
+      // kept until a check after the settle time finds it right: an $inc in flight at the fix has landed by then
+      expect(repair.waiting()).toBe(1);
+      await repair.repairNow();
+      expect(repair.waiting()).toBe(1);
+      await new Promise((resolve) => setTimeout(resolve, 300));
+      await repair.repairNow();
+      expect(repair.waiting()).toBe(0);
+    } finally {
+      repair.stop();
+    }
+  });
+
+  it('does not set a counter that moved between its read and the recount (the next check does)', async () => {
+    const blog = await createBlog(ctx.app, admin, { status: 'published' });
+    await BlogModel.updateOne({ _id: blog._id }, { $set: { likesCount: 5 } });
+    // another instance's like lands between this repair's read of the counter and its set
+    const repair = createCounterRepair({ logger: captureLog().logger, settleMs: 0, intervalMs: 60_000 });
+    const countDocuments = LikeModel.countDocuments.bind(LikeModel);
+    const spy = jest.spyOn(LikeModel, 'countDocuments').mockImplementationOnce(
+      (filter) =>
+        (async () => {
+          await BlogModel.updateOne({ _id: blog._id }, { $inc: { likesCount: 1 } });
+          return countDocuments(filter);
+        })() as never,
+    );
+    try {
+      repair.suspect(blog._id);
+      await repair.repairNow();
+      // the $inc was kept, not overwritten by a count taken before it
+      expect((await BlogModel.findById(blog._id).lean())!.likesCount).toBe(6);
+      expect(repair.waiting()).toBe(1);
+      await repair.repairNow();
+      expect((await BlogModel.findById(blog._id).lean())!.likesCount).toBe(0);
+      expect(repair.waiting()).toBe(1);
+      await repair.repairNow();
+      expect(repair.waiting()).toBe(0);
+    } finally {
+      spy.mockRestore();
+      repair.stop();
+    }
   });
 });
 

@@ -189,8 +189,8 @@ const MONGODB_URI_TIMEOUTS = {
   timeoutMS: { field: 'operationTimeoutMs', fallback: 10_000, min: 100, max: 10 * 60_000 },
   serverSelectionTimeoutMS: { field: 'serverSelectionTimeoutMs', fallback: 2_500, min: 100, max: 60_000 },
   socketTimeoutMS: { field: 'socketTimeoutMs', fallback: 10_000, min: 500, max: 10 * 60_000 },
-  connectTimeoutMS: { field: 'connectTimeoutMs', fallback: 5_000, min: 100, max: 60_000 },
-  heartbeatFrequencyMS: { field: 'heartbeatMs', fallback: 2_000, min: 500, max: 60_000 },
+  connectTimeoutMS: { field: 'connectTimeoutMs', fallback: 3_000, min: 100, max: 60_000 },
+  heartbeatFrequencyMS: { field: 'heartbeatMs', fallback: 1_000, min: 500, max: 60_000 },
 } as const;
 
 /** Largest JSON body (bytes.js syntax): every JSON body the API takes is a few kB; blogs come as multipart. */

@@ -22,8 +22,8 @@ export const DEFAULT_DATABASE_TIMEOUTS: DatabaseTimeouts = {
   operationTimeoutMs: 10_000,
   serverSelectionTimeoutMs: 2_500,
   socketTimeoutMs: 10_000,
-  connectTimeoutMs: 5_000,
-  heartbeatMs: 2_000,
+  connectTimeoutMs: 3_000,
+  heartbeatMs: 1_000,
 };
 
 export interface ConnectOptions {
@@ -36,6 +36,17 @@ export interface ConnectOptions {
    */
   serverApi?: boolean;
   timeouts?: Partial<DatabaseTimeouts>;
+}
+
+/**
+ * The deadline of a read made while serving a request (models/read-deadline.ts): under the 5 s in which
+ * every request answers, even in a silent partition, and never above the operation deadline.
+ */
+export const REQUEST_READ_TIMEOUT_MS = 4_000;
+
+export function requestReadTimeoutMs(): number {
+  const configured = lastConnectOptions?.timeouts?.operationTimeoutMs ?? DEFAULT_DATABASE_TIMEOUTS.operationTimeoutMs;
+  return Math.min(REQUEST_READ_TIMEOUT_MS, configured);
 }
 
 /** What the last connectDatabase was given: the watchdog reopens the connection with it. */

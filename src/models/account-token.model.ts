@@ -5,6 +5,7 @@
  * `expiresAt`. Using it deletes it (services/account-token.service.ts).
  */
 import { Schema, model, type InferSchemaType } from 'mongoose';
+import { readDeadline } from './read-deadline';
 
 export const TOKEN_PURPOSES = ['reset-password', 'verify-email'] as const;
 export type TokenPurpose = (typeof TOKEN_PURPOSES)[number];
@@ -24,4 +25,5 @@ const accountTokenSchema = new Schema(
 );
 
 export type AccountToken = InferSchemaType<typeof accountTokenSchema>;
+accountTokenSchema.plugin(readDeadline);
 export const AccountTokenModel = model('AccountToken', accountTokenSchema);

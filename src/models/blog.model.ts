@@ -3,6 +3,7 @@
  * next to the insert or delete of the record they count, so concurrent requests never lose one.
  */
 import { Schema, model, type HydratedDocument, type InferSchemaType } from 'mongoose';
+import { readDeadline } from './read-deadline';
 import { maxCharacters } from './text-limits';
 import { cardOf } from '../lib/plain-text';
 
@@ -117,6 +118,7 @@ function olderFields(blog: Record<string, unknown>): Record<string, unknown> {
 
 export type Blog = InferSchemaType<typeof blogSchema>;
 export type BlogDocument = HydratedDocument<Blog>;
+blogSchema.plugin(readDeadline);
 export const BlogModel = model('Blog', blogSchema);
 
 export type BlogCounter = 'viewsCount' | 'likesCount' | 'commentsCount';

@@ -1,5 +1,6 @@
 /** A comment: plain text by a signed-in user on a blog they may see. */
 import { Schema, model, type HydratedDocument, type InferSchemaType } from 'mongoose';
+import { readDeadline } from './read-deadline';
 import { maxCharacters } from './text-limits';
 
 import { COMMENT_LIMITS, CommentSchema } from '../schemas/comment';
@@ -30,4 +31,5 @@ commentSchema.index({ createdAt: -1, _id: -1 });
 
 export type Comment = InferSchemaType<typeof commentSchema>;
 export type CommentDocument = HydratedDocument<Comment>;
+commentSchema.plugin(readDeadline);
 export const CommentModel = model('Comment', commentSchema);

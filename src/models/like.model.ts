@@ -1,5 +1,6 @@
 /** A like ties a user to a blog; one per user and blog, which the unique index enforces. */
 import { Schema, model, type HydratedDocument, type InferSchemaType } from 'mongoose';
+import { readDeadline } from './read-deadline';
 
 const likeSchema = new Schema(
   {
@@ -17,4 +18,5 @@ likeSchema.index({ blog: 1 });
 
 export type Like = InferSchemaType<typeof likeSchema>;
 export type LikeDocument = HydratedDocument<Like>;
+likeSchema.plugin(readDeadline);
 export const LikeModel = model('Like', likeSchema);

@@ -4,6 +4,7 @@
  * both tokens at once: logout, password change and account deletion rely on that.
  */
 import { Schema, model, type HydratedDocument, type InferSchemaType } from 'mongoose';
+import { readDeadline } from './read-deadline';
 import { USER_AGENT_MAX_LENGTH } from '../schemas/session';
 
 const sessionSchema = new Schema(
@@ -24,4 +25,5 @@ const sessionSchema = new Schema(
 
 export type Session = InferSchemaType<typeof sessionSchema>;
 export type SessionDocument = HydratedDocument<Session>;
+sessionSchema.plugin(readDeadline);
 export const SessionModel = model('Session', sessionSchema);

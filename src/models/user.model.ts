@@ -3,6 +3,7 @@
  * and never serialised (toJSON drops it).
  */
 import { Schema, model, type HydratedDocument, type InferSchemaType } from 'mongoose';
+import { readDeadline } from './read-deadline';
 import { maxCharacters } from './text-limits';
 
 import { keysOf, viewOf } from '../schemas/common';
@@ -87,6 +88,7 @@ export const ACTIVE_ACCOUNT = { deletingAt: null } as const;
 
 export type User = InferSchemaType<typeof userSchema>;
 export type UserDocument = HydratedDocument<User>;
+userSchema.plugin(readDeadline);
 export const UserModel = model('User', userSchema);
 
 /** A user as other users see them (as blog and comment authors): everything but the email address. */

@@ -2,14 +2,17 @@
  * Likes and comments, and the blog counters that follow them. Each counter moves by an atomic `$inc`
  * right after the insert or delete of the record it counts, and only when that insert or delete
  * really happened, so `likesCount` and `commentsCount` stay equal to the records under concurrency.
+ * When the database fails between the two (or leaves the first's outcome unknown), the blog is named to
+ * the counter repair (counter-repair.ts), which recounts it once the database answers again.
  */
 import type { Types } from 'mongoose';
-import { BadRequest, NotFound } from '../errors/http-errors';
+import { BadRequest, HttpError, NotFound } from '../errors/http-errors';
 import { isDuplicateKeyError } from '../lib/mongo-errors';
 import { incrementBlogCounter } from '../models/blog.model';
 import { CommentModel, type CommentDocument } from '../models/comment.model';
 import { LikeModel } from '../models/like.model';
 import type { AccountService } from './account.service';
+import type { CounterRepair } from './counter-repair';
 import type { BlogService } from './blog.service';
 import type { CommentView, ModeratedCommentView } from '../schemas/comment';
 import { authorView, type Viewer } from './viewer';
@@ -23,33 +26,52 @@ interface BlogSummary {
 interface EngagementServiceDeps {
   blogs: Pick<BlogService, 'findVisibleBlog'>;
   accounts: Pick<AccountService, 'assertAccountActive'>;
+  /** Told of each blog whose counters a failed write may have left off; none by default. */
+  counterRepair?: Pick<CounterRepair, 'suspect'>;
 }
 
-export function createEngagementService({ blogs, accounts }: EngagementServiceDeps) {
+export function createEngagementService({ blogs, accounts, counterRepair }: EngagementServiceDeps) {
+  /**
+   * Runs the writes of a record and its counter. A failure that is not an answer of the API (a 400, a 404)
+   * may have come between them, or after a write that was applied: the blog's counters are checked again.
+   */
+  async function countedWrite<T>(blogId: Types.ObjectId, write: () => Promise<T>): Promise<T> {
+    try {
+      return await write();
+    } catch (error) {
+      if (!(error instanceof HttpError)) counterRepair?.suspect(blogId);
+      throw error;
+    }
+  }
+
   /** Returns the new likes count. Liking twice is a 400: the unique index, not a prior read, decides. */
   async function likeBlog(blogId: string, viewer: Viewer): Promise<number> {
     const blog = await blogs.findVisibleBlog(blogId, viewer);
-    try {
-      await LikeModel.create({ blog: blog._id, user: viewer._id });
-    } catch (error) {
-      if (isDuplicateKeyError(error)) throw new BadRequest('You have already liked this blog');
-      throw error;
-    }
-    const counted = await incrementBlogCounter(blog._id, 'likesCount', 1);
-    if (!counted) {
-      // the blog was deleted between the check and the like: take the like back
-      await LikeModel.deleteOne({ blog: blog._id, user: viewer._id });
-      throw new NotFound('Blog not found');
-    }
-    await accounts.assertAccountActive(viewer._id, () => removeLike(blog._id, viewer._id));
-    return counted.likesCount;
+    return countedWrite(blog._id, async () => {
+      try {
+        await LikeModel.create({ blog: blog._id, user: viewer._id });
+      } catch (error) {
+        if (isDuplicateKeyError(error)) throw new BadRequest('You have already liked this blog');
+        throw error;
+      }
+      const counted = await incrementBlogCounter(blog._id, 'likesCount', 1);
+      if (!counted) {
+        // the blog was deleted between the check and the like: take the like back
+        await LikeModel.deleteOne({ blog: blog._id, user: viewer._id });
+        throw new NotFound('Blog not found');
+      }
+      await accounts.assertAccountActive(viewer._id, () => removeLike(blog._id, viewer._id));
+      return counted.likesCount;
+    });
   }
 
   /** Deletes a like and lowers the count, only if this call is the one that deleted it. */
-  async function removeLike(blogId: Types.ObjectId, userId: Types.ObjectId): Promise<boolean> {
-    const { deletedCount } = await LikeModel.deleteOne({ blog: blogId, user: userId });
-    if (deletedCount) await incrementBlogCounter(blogId, 'likesCount', -1);
-    return deletedCount > 0;
+  function removeLike(blogId: Types.ObjectId, userId: Types.ObjectId): Promise<boolean> {
+    return countedWrite(blogId, async () => {
+      const { deletedCount } = await LikeModel.deleteOne({ blog: blogId, user: userId });
+      if (deletedCount) await incrementBlogCounter(blogId, 'likesCount', -1);
+      return deletedCount > 0;
+    });
   }
 
   /** Unliking a blog the viewer has not liked is a 400, the mirror of liking twice. */
@@ -66,13 +88,16 @@ export function createEngagementService({ blogs, accounts }: EngagementServiceDe
 
   async function addComment(blogId: string, viewer: Viewer, content: string): Promise<CommentView> {
     const blog = await blogs.findVisibleBlog(blogId, viewer);
-    const comment = await CommentModel.create({ blog: blog._id, author: viewer._id, content });
-    if (!(await incrementBlogCounter(blog._id, 'commentsCount', 1))) {
-      // the blog was deleted between the check and the comment: take the comment back
-      await CommentModel.deleteOne({ _id: comment._id });
-      throw new NotFound('Blog not found');
-    }
-    await accounts.assertAccountActive(viewer._id, () => removeComment(comment));
+    const comment = await countedWrite(blog._id, async () => {
+      const created = await CommentModel.create({ blog: blog._id, author: viewer._id, content });
+      if (!(await incrementBlogCounter(blog._id, 'commentsCount', 1))) {
+        // the blog was deleted between the check and the comment: take the comment back
+        await CommentModel.deleteOne({ _id: created._id });
+        throw new NotFound('Blog not found');
+      }
+      await accounts.assertAccountActive(viewer._id, () => removeComment(created));
+      return created;
+    });
     await comment.populate('author');
     return presentComment(comment, viewer);
   }
@@ -130,10 +155,12 @@ export function createEngagementService({ blogs, accounts }: EngagementServiceDe
   }
 
   /** Deletes a comment and lowers the count, only if this call is the one that deleted it. */
-  async function removeComment(comment: CommentDocument): Promise<boolean> {
-    const { deletedCount } = await CommentModel.deleteOne({ _id: comment._id });
-    if (deletedCount) await incrementBlogCounter(comment.blog, 'commentsCount', -1);
-    return deletedCount > 0;
+  function removeComment(comment: CommentDocument): Promise<boolean> {
+    return countedWrite(comment.blog, async () => {
+      const { deletedCount } = await CommentModel.deleteOne({ _id: comment._id });
+      if (deletedCount) await incrementBlogCounter(comment.blog, 'commentsCount', -1);
+      return deletedCount > 0;
+    });
   }
 
   /** Account deletion: the user's likes and comments go, and the counters of the blogs they were on follow. */
@@ -145,8 +172,10 @@ export function createEngagementService({ blogs, accounts }: EngagementServiceDe
       { $group: { _id: '$blog', count: { $sum: 1 } } },
     ]);
     for (const { _id: blog } of perBlog) {
-      const { deletedCount } = await CommentModel.deleteMany({ author: userId, blog });
-      if (deletedCount) await incrementBlogCounter(blog, 'commentsCount', -deletedCount);
+      await countedWrite(blog, async () => {
+        const { deletedCount } = await CommentModel.deleteMany({ author: userId, blog });
+        if (deletedCount) await incrementBlogCounter(blog, 'commentsCount', -deletedCount);
+      });
     }
   }
 

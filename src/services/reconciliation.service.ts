@@ -38,6 +38,39 @@ async function countsPerBlog(model: typeof LikeModel | typeof CommentModel): Pro
   return new Map(groups.map((group) => [String(group._id), group.count]));
 }
 
+const COUNTED = [
+  ['likesCount', LikeModel],
+  ['commentsCount', CommentModel],
+] as const;
+
+/**
+ * Recounts one blog's likes and comments and sets each counter that differs, only if it has not moved
+ * since it was read, so that a like or comment counted meanwhile is not undone. `consistent` says the
+ * counters were found equal to the records. A record written between the count and the set whose `$inc`
+ * lands after the set leaves the counter one over: whoever calls this checks again later (the next
+ * reconciliation, or the counter repair once the write's deadline has passed).
+ */
+export async function repairBlogCounters(blogId: unknown): Promise<{ fixes: CounterFix[]; consistent: boolean }> {
+  const blog = await BlogModel.findById(blogId).select({ likesCount: 1, commentsCount: 1 }).lean();
+  // a deleted blog's records go with it (or with the reconciliation's orphan sweep)
+  if (!blog) return { fixes: [], consistent: true };
+  const fixes: CounterFix[] = [];
+  let consistent = true;
+  for (const [counter, model] of COUNTED) {
+    const recorded = blog[counter] ?? 0;
+    const actual = await (model as typeof LikeModel).countDocuments({ blog: blog._id });
+    if (actual === recorded) continue;
+    consistent = false;
+    const { modifiedCount } = await BlogModel.updateOne(
+      { _id: blog._id, [counter]: recorded },
+      { $set: { [counter]: actual } },
+      { timestamps: false },
+    );
+    if (modifiedCount) fixes.push({ blog: String(blog._id), counter, from: recorded, to: actual });
+  }
+  return { fixes, consistent };
+}
+
 async function reconcileCounters(logger: Logger): Promise<ReconciliationReport> {
   const [likes, comments] = await Promise.all([countsPerBlog(LikeModel), countsPerBlog(CommentModel)]);
   const fixes: CounterFix[] = [];
@@ -48,23 +81,10 @@ async function reconcileCounters(logger: Logger): Promise<ReconciliationReport> 
     blogsChecked += 1;
     const id = String(blog._id);
     seen.add(id);
-    for (const [counter, counts, model] of [
-      ['likesCount', likes, LikeModel],
-      ['commentsCount', comments, CommentModel],
-    ] as const) {
-      const recorded = blog[counter] ?? 0;
-      if ((counts.get(id) ?? 0) === recorded) continue;
-      // recount this blog alone just before fixing, and fix only if the counter has not moved meanwhile,
-      // so a like or comment in flight is not undone (a fix missed now is made by the next run)
-      const actual = await (model as typeof LikeModel).countDocuments({ blog: blog._id });
-      if (actual === recorded) continue;
-      const { modifiedCount } = await BlogModel.updateOne(
-        { _id: blog._id, [counter]: recorded },
-        { $set: { [counter]: actual } },
-        { timestamps: false },
-      );
-      if (modifiedCount) fixes.push({ blog: id, counter, from: recorded, to: actual });
-    }
+    const differs =
+      (likes.get(id) ?? 0) !== (blog.likesCount ?? 0) || (comments.get(id) ?? 0) !== (blog.commentsCount ?? 0);
+    // recounted alone just before fixing (a fix missed now is made by the next run)
+    if (differs) fixes.push(...(await repairBlogCounters(blog._id)).fixes);
   }
 
   // records of blogs that no longer exist; the blog deletion removes them, unless it was cut short

@@ -6,6 +6,8 @@ export interface TcpProxy {
   readonly mode: ProxyMode;
   readonly connections: number;
   setMode(mode: ProxyMode): void;
+  /** The next message to the database that contains all of `texts` reaches it; its answer does not, and the link is cut. */
+  cutOn(texts: string[]): void;
   close(): Promise<void>;
 }
 

@@ -8,13 +8,20 @@
  *
  *   const proxy = await startTcpProxy({ targetHost: '127.0.0.1', targetPort: 27017 });
  *   proxy.port; proxy.setMode('cut'); proxy.setMode('pass'); await proxy.close();
+ *   proxy.cutOn(['insert', 'likes'])   the first message to the database that contains all these texts
+ *                  reaches it, its answer does not, and the link is cut: a write applied whose client
+ *                  cannot know it, between two writes of one request (any setMode disarms it)
  *
  * Listens on 127.0.0.1 only.
  */
 const net = require('node:net');
 
+/** How long after the message that triggers cutOn the link is cut. */
+const CUT_AFTER_MS = 200;
+
 function startTcpProxy({ targetHost = '127.0.0.1', targetPort, listenPort = 0 }) {
   let mode = 'pass';
+  let cutTrigger;
   const pairs = new Set();
 
   const server = net.createServer((client) => {
@@ -40,6 +47,13 @@ function startTcpProxy({ targetHost = '127.0.0.1', targetPort, listenPort = 0 })
     });
     // Bytes flow only while the mode is pass; in a blackhole they are swallowed, never delivered.
     client.on('data', (chunk) => {
+      if (cutTrigger && cutTrigger.every((text) => chunk.includes(text))) {
+        upstream.write(chunk);
+        setMode('blackhole');
+        // long enough for the database to apply it; its answer is swallowed meanwhile
+        setTimeout(() => mode === 'blackhole' && setMode('cut'), CUT_AFTER_MS);
+        return;
+      }
       if (mode === 'pass') upstream.write(chunk);
     });
     upstream.on('data', (chunk) => {
@@ -50,6 +64,7 @@ function startTcpProxy({ targetHost = '127.0.0.1', targetPort, listenPort = 0 })
   function setMode(next) {
     if (!['pass', 'cut', 'blackhole'].includes(next)) throw new Error(`unknown proxy mode ${next}`);
     mode = next;
+    cutTrigger = undefined;
     if (next === 'cut') {
       for (const { client, upstream } of pairs) {
         client.resetAndDestroy();
@@ -81,6 +96,9 @@ function startTcpProxy({ targetHost = '127.0.0.1', targetPort, listenPort = 0 })
           return pairs.size;
         },
         setMode,
+        cutOn(texts) {
+          cutTrigger = texts.map((text) => Buffer.from(text));
+        },
         close() {
           for (const { client, upstream } of pairs) {
             client.destroy();
