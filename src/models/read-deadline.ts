@@ -36,8 +36,10 @@ function deadlineNow(): DeadlineOptions | undefined {
   if (currentRequestId() === undefined) return undefined;
   const timeoutMS = requestReadTimeoutMs();
   const controller = new AbortController();
-  const reason = new mongo.MongoOperationTimeoutError(`read deadline of ${timeoutMS} ms exceeded`);
-  setTimeout(() => controller.abort(reason), timeoutMS).unref();
+  // the error is made only when the deadline passes: an Error's stack trace costs more than the read's timer
+  const expire = () =>
+    controller.abort(new mongo.MongoOperationTimeoutError(`read deadline of ${timeoutMS} ms exceeded`));
+  setTimeout(expire, timeoutMS).unref();
   return { timeoutMS, signal: controller.signal };
 }
 

@@ -7,6 +7,7 @@
 import { randomBytes } from 'node:crypto';
 import type { Types } from 'mongoose';
 import { NotFound } from '../errors/http-errors';
+import { leanDecodedOnce } from '../lib/database';
 import type { Logger } from '../lib/logger';
 import { duplicateKeyField } from '../lib/mongo-errors';
 import {
@@ -140,8 +141,8 @@ export function createBlogService({ storage, logger, accounts }: BlogServiceDeps
     const blogIds = blogs.map((blog) => blog._id);
     const authorIds = [...new Set(blogs.filter((blog) => blog.author != null).map((blog) => String(blog.author)))];
     const [authors, likes] = await Promise.all([
-      UserModel.find({ _id: { $in: authorIds } }, USER_VIEW_FIELDS).lean(),
-      LikeModel.find({ user: viewer._id, blog: { $in: blogIds } }, 'blog').lean(),
+      leanDecodedOnce(UserModel.find({ _id: { $in: authorIds } }, USER_VIEW_FIELDS)),
+      leanDecodedOnce(LikeModel.find({ user: viewer._id, blog: { $in: blogIds } }, 'blog')),
     ]);
     const authorViews = new Map(authors.map((author) => [String(author._id), authorView(userView(author), viewer)]));
     const liked = new Set(likes.map((like) => String(like.blog)));
@@ -157,11 +158,12 @@ export function createBlogService({ storage, logger, accounts }: BlogServiceDeps
     };
     const [total, blogs] = await Promise.all([
       BlogModel.countDocuments(filter),
-      BlogModel.find(filter, page.card ? BLOG_CARD_FIELDS : BLOG_VIEW_FIELDS)
-        .sort({ createdAt: -1, _id: -1 })
-        .skip(page.offset)
-        .limit(page.limit)
-        .lean(),
+      leanDecodedOnce(
+        BlogModel.find(filter, page.card ? BLOG_CARD_FIELDS : BLOG_VIEW_FIELDS)
+          .sort({ createdAt: -1, _id: -1 })
+          .skip(page.offset)
+          .limit(page.limit),
+      ),
     ]);
     return { total, blogs: await present(blogs, viewer, page.card ?? false) };
   }
@@ -193,7 +195,8 @@ export function createBlogService({ storage, logger, accounts }: BlogServiceDeps
       { $inc: { viewsCount: 1 } },
       { new: true, timestamps: false, projection: BLOG_VIEW_FIELDS },
     ).lean();
-    if (!blog && canReadDrafts(viewer)) blog = await BlogModel.findOne({ slug }, BLOG_VIEW_FIELDS).lean();
+    if (!blog && canReadDrafts(viewer))
+      [blog = null] = await leanDecodedOnce(BlogModel.find({ slug }, BLOG_VIEW_FIELDS).limit(1));
     if (!blog) throw new NotFound('Blog not found');
     return (await present([blog], viewer))[0];
   }
