@@ -50,3 +50,23 @@ describe('TRUST_PROXY=1 (one reverse proxy in front)', () => {
     expect(statuses).toEqual([200, 200, 429]);
   });
 });
+
+describe('the key of a client address', () => {
+  const statusesFrom = async (addresses: string[]) => {
+    const { app } = ctx.buildApp({ ...LIMIT, TRUST_PROXY: '1' });
+    const statuses: number[] = [];
+    for (const address of addresses) statuses.push((await agent(app).get('/').set('X-Forwarded-For', address)).status);
+    return statuses;
+  };
+
+  it('is the same for an IPv4 address and its IPv4-mapped IPv6 form', async () => {
+    expect(await statusesFrom(['203.0.113.40', '::ffff:203.0.113.40', '203.0.113.40'])).toEqual([200, 200, 429]);
+  });
+
+  it("is an IPv6 address's /56: one network cannot take a fresh budget per address, the next network can", async () => {
+    expect(await statusesFrom(['2001:db8:0:1::1', '2001:db8:0:2::9', '2001:db8:0:3::5'])).toEqual([200, 200, 429]);
+    expect(await statusesFrom(['2001:db8:0:100::1', '2001:db8:0:200::1', '2001:db8:0:300::1'])).toEqual([
+      200, 200, 200,
+    ]);
+  });
+});

@@ -7,7 +7,9 @@
  * through unlimited and the failure is logged (fail open): an outage of the counters must not
  * become an outage of the API.
  */
-import { rateLimit, type Store } from 'express-rate-limit';
+import { isIPv4 } from 'node:net';
+import type { Request } from 'express';
+import { ipKeyGenerator, rateLimit, type Store } from 'express-rate-limit';
 import type { Logger } from '../lib/logger';
 
 export interface RateLimitOptions {
@@ -27,6 +29,7 @@ export function createRateLimiter(options: RateLimitOptions) {
     limit: options.max,
     standardHeaders: 'draft-6',
     legacyHeaders: false,
+    keyGenerator: clientKey,
     store: options.store,
     passOnStoreError: true,
     // The library's own messages (store failures, misconfiguration such as an unexpected
@@ -39,6 +42,20 @@ export function createRateLimiter(options: RateLimitOptions) {
       res.status(settings.statusCode).json({ error: RATE_LIMIT_MESSAGE });
     },
   });
+}
+
+const MAPPED_IPV4 = '::ffff:';
+
+/**
+ * The library's key (an IPv4 address, or an IPv6 address's /56), without its IPv6 parser for the
+ * addresses that need none: an IPv4 client reaches a dual-stack listener as `::ffff:a.b.c.d`, and parsing
+ * that as IPv6 took ~10 µs of every request.
+ */
+function clientKey(req: Request): string {
+  const ip = req.ip ?? '';
+  if (isIPv4(ip)) return ip;
+  if (ip.startsWith(MAPPED_IPV4) && isIPv4(ip.slice(MAPPED_IPV4.length))) return ip.slice(MAPPED_IPV4.length);
+  return ipKeyGenerator(ip, 56);
 }
 
 function describeError(error: unknown) {
