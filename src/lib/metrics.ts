@@ -28,6 +28,8 @@ export interface AppMetrics {
     refusals: Counter<'reason'>;
   };
   authenticationFailures: Counter<'reason'>;
+  /** How late the scheduler published each scheduled post (blog_publish_lateness_seconds). */
+  publishLateness: Histogram;
   mongodb: {
     commandDuration: Histogram<'command' | 'outcome'>;
     connectionsCreated: Counter;
@@ -87,6 +89,12 @@ export function createMetrics(): AppMetrics {
       name: 'auth_failures_total',
       help: 'Refused authentication attempts, by reason',
       labelNames: ['reason'] as const,
+      registers,
+    }),
+    publishLateness: new Histogram({
+      name: 'blog_publish_lateness_seconds',
+      help: "Time between a scheduled post's publishAt and its publication by the scheduler",
+      buckets: [0.5, 1, 2, 5, 10, 20, 30, 60, 300],
       registers,
     }),
     mongodb: {

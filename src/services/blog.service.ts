@@ -78,6 +78,11 @@ function cardFields(content: string, excerpt: string | undefined, customExcerpt:
   return { ...card, customExcerpt: false };
 }
 
+/** A schedule only keeps a draft waiting: status=published publishes at once; an empty value is no schedule. */
+function scheduleOf(status: BlogStatus, publishAt: string | undefined) {
+  return status === 'draft' && publishAt ? { publishAt: new Date(publishAt) } : {};
+}
+
 interface BlogServiceDeps {
   storage: BannerStorage;
   logger: Logger;
@@ -200,11 +205,12 @@ export function createBlogService({ storage, logger, accounts }: BlogServiceDeps
 
   async function createBlog(
     author: Viewer,
-    { banner: bannerInput, excerpt, tags = [], ...fields }: NewBlog,
+    { banner: bannerInput, excerpt, tags = [], publishAt, ...fields }: NewBlog,
   ): Promise<BlogView> {
     const banner = await storeBanner(bannerInput);
     const blog = new BlogModel({
       ...fields,
+      ...scheduleOf(fields.status, publishAt),
       ...cardFields(fields.content, excerpt, false),
       tags,
       publishedAt: fields.status === 'published' ? new Date() : null,
@@ -224,8 +230,11 @@ export function createBlogService({ storage, logger, accounts }: BlogServiceDeps
   async function updateBlog(blogId: string, changes: BlogChanges, viewer: Viewer): Promise<BlogView> {
     const blog = await BlogModel.findById(blogId);
     if (!blog) throw new NotFound('Blog not found');
-    const { banner, regenerateSlug, excerpt, ...fields } = changes;
+    const { banner, regenerateSlug, excerpt, publishAt, ...fields } = changes;
     for (const [field, value] of Object.entries(fields)) if (value !== undefined) blog.set(field, value);
+    if (publishAt !== undefined) blog.set('publishAt', publishAt === '' ? undefined : new Date(publishAt));
+    // publishing by hand (or an already published post) leaves nothing to schedule
+    if (blog.status === 'published') blog.set('publishAt', undefined);
     if (fields.content !== undefined || excerpt !== undefined)
       blog.set(cardFields(blog.content, excerpt, blog.customExcerpt ?? false));
     if (fields.status === 'published' && !blog.publishedAt) blog.publishedAt = new Date();
