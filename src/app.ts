@@ -30,6 +30,7 @@ import { v1Routes } from './routes/v1';
 import { createAccountService } from './services/account.service';
 import { createBlogService } from './services/blog.service';
 import { createEngagementService } from './services/engagement.service';
+import { ignoreEvents, type EventRecorder } from './services/events';
 import { createSessionService } from './services/session.service';
 import {
   createBannerStorage,
@@ -62,6 +63,8 @@ export interface AppDeps {
    * process's listeners only when absent.
    */
   authChanges?: AuthChanges;
+  /** Where blog and comment changes are recorded for webhooks (services/events.ts); ignored when absent. */
+  events?: EventRecorder;
 }
 
 /**
@@ -100,6 +103,7 @@ export function createApp({
   metrics = createMetrics(),
   isLive = () => true,
   authChanges = new LocalAuthChanges(),
+  events = ignoreEvents,
 }: AppDeps): Express {
   const app = express();
   app.disable('x-powered-by');
@@ -112,7 +116,7 @@ export function createApp({
     requireCurrentPassword: config.requireCurrentPassword,
   });
   const accounts = createAccountService({ authChanges });
-  const blogs = createBlogService({ storage, logger, accounts });
+  const blogs = createBlogService({ storage, logger, accounts, events });
   const engagement = createEngagementService({ blogs, accounts });
 
   // Built once: the routes' 405 answers and the metrics' route templates both read it.

@@ -35,6 +35,8 @@ import { createPublishScheduler } from './services/publish-scheduler';
 
 /** How often each instance looks for scheduled posts that came due: the bound on their lateness. */
 const PUBLISH_INTERVAL_MS = 5000;
+/** The app's and the scheduler's one recorder (the webhooks' store replaces it). */
+const EVENTS = ignoreEvents;
 
 /** The start-up steps, in order: what each step needs, the steps before it made. */
 async function main(): Promise<void> {
@@ -52,7 +54,7 @@ async function main(): Promise<void> {
   const app = buildApp({ config, logger, storage, metrics, database, redis, lifecycle });
   // Every instance runs it: the conditional update publishes each post once; the first pass catches up.
   const scheduler = createPublishScheduler({
-    events: ignoreEvents,
+    events: EVENTS,
     logger,
     lateness: metrics.publishLateness,
     intervalMs: PUBLISH_INTERVAL_MS,
@@ -224,6 +226,7 @@ function buildApp({ config, logger, storage, metrics, database, redis, lifecycle
     isLive: () => database.watchdog.healthy(),
     metrics,
     authChanges: redis.authChanges,
+    events: EVENTS,
   });
 }
 

@@ -10,7 +10,9 @@ import { expectFieldError } from './helpers/expectations';
 import { useTestApp } from './helpers/test-app';
 import { bearer } from './helpers/users';
 
-const ctx = useTestApp();
+/** What the app itself records (deletions); the schedulers below get recorders of their own. */
+const appEvents: DomainEvent[] = [];
+const ctx = useTestApp({ deps: { events: { record: async (event) => void appEvents.push(event) } } });
 const admin = ctx.signedInAdmin();
 const reader = ctx.signedInUser();
 
@@ -92,5 +94,15 @@ describe('the scheduler', () => {
     const ids = new Set([...first, ...second].map((event) => event.id));
     expect([...ids].sort()).toEqual(posts.map((post) => `blog.published:${post._id}:${post.publishAt}`).sort());
     for (const post of posts) expect((await readAs(reader, post.slug)).body.blog.status).toBe('published');
+  });
+});
+
+describe('events of the app', () => {
+  it('records blog.deleted once a blog is deleted', async () => {
+    const blog = await createBlog(ctx.app, admin);
+    expect((await request(ctx.app).delete(`/api/v1/blogs/${blog._id}`).set(bearer(admin))).status).toBe(204);
+    expect(appEvents).toContainEqual(
+      expect.objectContaining({ id: `blog.deleted:${blog._id}`, name: 'blog.deleted', blogId: blog._id }),
+    );
   });
 });

@@ -26,6 +26,7 @@ import type { BannerImage } from './banner-image';
 import { slugBaseFromTitle } from './blog-content';
 import type { BannerStorage, StoredFile } from './storage';
 import type { AccountService } from './account.service';
+import { ignoreEvents, type EventRecorder } from './events';
 import { authorView, canReadDrafts, visibleTo, type Viewer } from './viewer';
 
 import type { BlogCardView, BlogFields, BlogView, TagCountView } from '../schemas/blog';
@@ -88,9 +89,11 @@ interface BlogServiceDeps {
   logger: Logger;
   /** The after-write check of the author's account. */
   accounts: Pick<AccountService, 'assertAccountActive'>;
+  /** Told of publications and deletions once they are written. */
+  events?: EventRecorder;
 }
 
-export function createBlogService({ storage, logger, accounts }: BlogServiceDeps) {
+export function createBlogService({ storage, logger, accounts, events = ignoreEvents }: BlogServiceDeps) {
   async function storeBanner({
     data,
     image,
@@ -259,6 +262,14 @@ export function createBlogService({ storage, logger, accounts }: BlogServiceDeps
     if (!blog) throw new NotFound('Blog not found');
     await Promise.all([CommentModel.deleteMany({ blog: blog._id }), LikeModel.deleteMany({ blog: blog._id })]);
     if (blog.banner?.key) await discardBanner(blog.banner.key);
+    // only the instance whose delete found the blog records it: one event per deletion
+    await events.record({
+      id: `blog.deleted:${String(blog._id)}`,
+      name: 'blog.deleted',
+      blogId: String(blog._id),
+      payload: { _id: String(blog._id), slug: blog.slug },
+      occurredAt: new Date(),
+    });
   }
 
   /** Account deletion: every blog the user wrote goes, with its comments, likes and banner. */
