@@ -97,6 +97,24 @@ describe('the scheduler', () => {
   });
 });
 
+describe('a publication whose event failed to record', () => {
+  it('is re-recorded by the next pass, and published only once', async () => {
+    const blog = await createBlog(ctx.app, admin, { publishAt: inMs(500) });
+    await sleep(600);
+    const failing = createPublishScheduler({
+      events: { record: async () => Promise.reject(new Error('recorder down')) },
+      logger: ctx.logger,
+      intervalMs: 100,
+    });
+    await expect(failing.runOnce()).rejects.toThrow('recorder down');
+    const recorded: DomainEvent[] = [];
+    expect(await scheduler(recorded).runOnce()).toBe(0);
+    expect(recorded.map((event) => event.id)).toEqual([`blog.published:${blog._id}:${blog.publishAt}`]);
+    expect(await scheduler(recorded).runOnce()).toBe(0);
+    expect(recorded).toHaveLength(1);
+  });
+});
+
 describe('events of the app', () => {
   it('records blog.deleted once a blog is deleted', async () => {
     const blog = await createBlog(ctx.app, admin);
