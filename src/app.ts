@@ -37,6 +37,7 @@ import { createBlogService } from './services/blog.service';
 import { createCounterRepair, type CounterRepair } from './services/counter-repair';
 import { createEngagementService } from './services/engagement.service';
 import { createFeedService } from './services/feed.service';
+import { ignoreEvents, type EventRecorder } from './services/events';
 import { createSessionService } from './services/session.service';
 import {
   createBannerStorage,
@@ -78,6 +79,8 @@ export interface AppDeps {
   authChanges?: AuthChanges;
   /** Where blogs whose counters a failed write may have left off are recounted; one of this app's own when absent. */
   counterRepair?: CounterRepair;
+  /** Where blog and comment changes are recorded for webhooks (services/events.ts); ignored when absent. */
+  events?: EventRecorder;
 }
 
 /**
@@ -119,6 +122,7 @@ export function createApp({
   isLive = () => true,
   authChanges = new LocalAuthChanges(),
   counterRepair = createCounterRepair({ logger, settleMs: config.database.operationTimeoutMs }),
+  events = ignoreEvents,
 }: AppDeps): Express {
   const app = express();
   app.disable('x-powered-by');
@@ -132,7 +136,7 @@ export function createApp({
     verifiesEmail: config.emailVerification !== 'off',
   });
   const accounts = createAccountService({ authChanges });
-  const blogs = createBlogService({ storage, logger, accounts });
+  const blogs = createBlogService({ storage, logger, accounts, events });
   const engagement = createEngagementService({ blogs, accounts, counterRepair });
   const accountEmail = createAccountEmailService({
     mailer:

@@ -30,6 +30,13 @@ import { createReconciliationService } from './services/reconciliation.service';
 import { createBannerStorage, type BannerStorage } from './services/storage';
 import { backfillUsernameKeys } from './models/user.migrations';
 import { backfillBlogCards } from './models/blog.migrations';
+import { ignoreEvents } from './services/events';
+import { createPublishScheduler } from './services/publish-scheduler';
+
+/** How often each instance looks for scheduled posts that came due: the bound on their lateness. */
+const PUBLISH_INTERVAL_MS = 5000;
+/** The app's and the scheduler's one recorder (the webhooks' store replaces it). */
+const EVENTS = ignoreEvents;
 
 /** The start-up steps, in order: what each step needs, the steps before it made. */
 async function main(): Promise<void> {
@@ -45,9 +52,17 @@ async function main(): Promise<void> {
   const maintenanceTimer = scheduleMaintenance(config, logger, storage);
   const lifecycle: Lifecycle = { shuttingDown: false };
   const app = buildApp({ config, logger, storage, metrics, database, redis, lifecycle });
+  // Every instance runs it: the conditional update publishes each post once; the first pass catches up.
+  const scheduler = createPublishScheduler({
+    events: EVENTS,
+    logger,
+    lateness: metrics.publishLateness,
+    intervalMs: PUBLISH_INTERVAL_MS,
+  });
+  scheduler.start();
   const server = createHttpServer(config, app);
   await listenOrRelease(server, config.port, { database, redis });
-  shutDownOnSignals({ config, logger, server, database, redis, maintenanceTimer, lifecycle });
+  shutDownOnSignals({ config, logger, server, database, redis, maintenanceTimer, scheduler, lifecycle });
   announceListening(server, logger);
 }
 
@@ -225,6 +240,7 @@ function buildApp({ config, logger, storage, metrics, database, redis, lifecycle
     isLive: () => database.watchdog.healthy(),
     metrics,
     authChanges: redis.authChanges,
+    events: EVENTS,
   });
 }
 
@@ -273,6 +289,7 @@ interface Running extends Opened {
   logger: Logger;
   server: Server;
   maintenanceTimer: NodeJS.Timeout | undefined;
+  scheduler: { stop(): Promise<void> };
   lifecycle: Lifecycle;
 }
 
@@ -307,6 +324,7 @@ async function shutdown(signal: string, running: Running): Promise<void> {
   const drained = drainServer(server, config.shutdownGraceMs, logger);
   logger.info(`${signal} received: finishing in-flight requests (grace ${config.shutdownGraceMs} ms)`);
   await drained;
+  await running.scheduler.stop();
   await closeOpened(running);
   logger.info('shutdown complete');
   process.exit(0);

@@ -843,6 +843,8 @@ export interface components {
             status: "draft" | "published";
             /** @description null while a draft */
             publishedAt: components["schemas"]["DateTime"] | null;
+            /** @description When a scheduled draft goes live by itself; only on scheduled drafts, which only admins see */
+            publishAt?: components["schemas"]["DateTime"];
             createdAt: components["schemas"]["DateTime"];
             updatedAt: components["schemas"]["DateTime"];
             /** @description Whether the signed-in user likes this blog */
@@ -921,6 +923,8 @@ export interface components {
             status: "draft" | "published";
             /** @description null while a draft */
             publishedAt: components["schemas"]["DateTime"] | null;
+            /** @description When a scheduled draft goes live by itself; only on scheduled drafts, which only admins see */
+            publishAt?: components["schemas"]["DateTime"];
             createdAt: components["schemas"]["DateTime"];
             updatedAt: components["schemas"]["DateTime"];
             /** @description Whether the signed-in user likes this blog */
@@ -2472,6 +2476,11 @@ export interface operations {
                     /** @description The card's text instead of the content's beginning. Trimmed; empty returns to the automatic one. Plain text, returned exactly as sent: it may contain "<", ">", "&" or quotes, even a `<script>` tag. Render it as text (textContent, or your template's escaping), never as HTML. */
                     excerpt?: string;
                     /**
+                     * Format: date-time
+                     * @description Publish this draft by itself at that time (in the future, at most a year ahead); the post stays a draft until then. An empty value clears the schedule; sending status=published publishes at once and clears it.
+                     */
+                    publishAt?: string;
+                    /**
                      * Format: binary
                      * @description PNG, JPEG or WebP, at most 2 MB
                      */
@@ -2792,6 +2801,11 @@ export interface operations {
                     tags?: string[];
                     /** @description The card's text instead of the content's beginning. Trimmed; empty returns to the automatic one. Plain text, returned exactly as sent: it may contain "<", ">", "&" or quotes, even a `<script>` tag. Render it as text (textContent, or your template's escaping), never as HTML. */
                     excerpt?: string;
+                    /**
+                     * Format: date-time
+                     * @description Publish this draft by itself at that time (in the future, at most a year ahead); the post stays a draft until then. An empty value clears the schedule; sending status=published publishes at once and clears it.
+                     */
+                    publishAt?: string;
                     /**
                      * @description Derive the slug again from the (new) title
                      * @enum {string}

@@ -30,6 +30,8 @@ export interface AppMetrics {
   authenticationFailures: Counter<'reason'>;
   /** Messages the API tried to send, by purpose (reset-password, verify-email) and result (sent, failed). */
   mailSent: Counter<'purpose' | 'result'>;
+  /** How late the scheduler published each scheduled post (blog_publish_lateness_seconds). */
+  publishLateness: Histogram;
   mongodb: {
     commandDuration: Histogram<'command' | 'outcome'>;
     connectionsCreated: Counter;
@@ -95,6 +97,12 @@ export function createMetrics(): AppMetrics {
       name: 'mail_sent_total',
       help: 'Messages sent (or written, without SMTP_URL) or failed, by purpose and result; never by address',
       labelNames: ['purpose', 'result'] as const,
+      registers,
+    }),
+    publishLateness: new Histogram({
+      name: 'blog_publish_lateness_seconds',
+      help: "Time between a scheduled post's publishAt and its publication by the scheduler",
+      buckets: [0.5, 1, 2, 5, 10, 20, 30, 60, 300],
       registers,
     }),
     mongodb: {

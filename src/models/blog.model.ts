@@ -48,6 +48,10 @@ const blogSchema = new Schema(
     status: { type: String, enum: BLOG_STATUSES, default: 'draft', required: true },
     // set the first time the blog is published, and kept when it is unpublished later
     publishedAt: { type: Date, default: null },
+    // a scheduled draft's time to go live (services/publish-scheduler.ts); absent otherwise
+    publishAt: { type: Date },
+    // set by the scheduler's publishing update, cleared once blog.published is recorded: a crash in between re-records it
+    publishEventPending: { type: Boolean },
   },
   {
     timestamps: true,
@@ -67,6 +71,9 @@ blogSchema.index({ author: 1, createdAt: -1, _id: -1 });
 blogSchema.index({ author: 1, status: 1, createdAt: -1, _id: -1 });
 // GET /blogs/?tag= lists a tag's published blogs newest first (regular users; multikey over tags)
 blogSchema.index({ tags: 1, status: 1, createdAt: -1, _id: -1 });
+// the publish scheduler's pass: due drafts, and publications whose event is not recorded yet (sparse: few have either)
+blogSchema.index({ publishAt: 1 }, { sparse: true });
+blogSchema.index({ publishEventPending: 1 }, { sparse: true });
 // GET /blogs/?tag= lists a tag's blogs newest first (admins)
 blogSchema.index({ tags: 1, createdAt: -1, _id: -1 });
 // GET /feed.xml, its ?tag= and its ?author=: the latest publications first (a draft published late still leads)

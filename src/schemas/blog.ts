@@ -94,6 +94,12 @@ export const BlogSchema = Type.Object(
       anyOf: [DateTimeRef, { type: 'null' }],
       description: 'null while a draft',
     }),
+    publishAt: Type.Optional(
+      Type.Unsafe<Static<typeof DateTimeRef>>({
+        ...DateTimeRef,
+        description: 'When a scheduled draft goes live by itself; only on scheduled drafts, which only admins see',
+      }),
+    ),
     createdAt: DateTimeRef,
     updatedAt: DateTimeRef,
     likedByMe: Type.Boolean({ description: 'Whether the signed-in user likes this blog' }),
@@ -227,6 +233,35 @@ const excerpt = optional(
 
 const status = (json: { default?: BlogStatus } = {}) => optional(oneOfField('Status', BLOG_STATUSES, json));
 
+/** How far ahead a post may be scheduled. */
+export const PUBLISH_AT_MAX_AHEAD_MS = 366 * 24 * 60 * 60 * 1000;
+
+/** `publishAt`: a future date-time at most a year ahead; empty (updates) clears a schedule. */
+const publishAt = {
+  schema: Type.Optional(
+    Type.String({
+      format: 'date-time',
+      description:
+        'Publish this draft by itself at that time (in the future, at most a year ahead); the post stays a draft until then. ' +
+        'An empty value clears the schedule; sending status=published publishes at once and clears it.',
+    }),
+  ),
+  rules: {
+    optional: true,
+    isString: { errorMessage: 'publishAt must be text', bail: true },
+    custom: {
+      options: (value: string) => value === '' || isSchedulable(value),
+      errorMessage: 'publishAt must be a date-time in the future, at most a year ahead',
+    },
+  } as ParamSchema,
+} satisfies Field;
+
+function isSchedulable(value: string): boolean {
+  if (!/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(:\d{2}(\.\d+)?)?(Z|[+-]\d{2}:\d{2})$/.test(value)) return false;
+  const at = Date.parse(value);
+  return Number.isFinite(at) && at > Date.now() && at - Date.now() <= PUBLISH_AT_MAX_AHEAD_MS;
+}
+
 /** The banner: checked by the validators themselves (present, and an image the banner service can decode). */
 const banner = documentedField(
   Type.Unsafe<unknown>({
@@ -244,6 +279,7 @@ export const createBlogBody = (contentMaxLength: number) =>
     status: status({ default: 'draft' }),
     tags,
     excerpt,
+    publishAt,
     [BANNER_FIELD]: banner,
   });
 
@@ -254,6 +290,7 @@ export const updateBlogBody = (contentMaxLength: number) =>
     status: status(),
     tags,
     excerpt,
+    publishAt,
     regenerate_slug: optional(
       oneOfField(
         'regenerate_slug',

@@ -27,6 +27,7 @@ import type { BannerImage } from './banner-image';
 import { slugBaseFromTitle } from './blog-content';
 import type { BannerStorage, StoredFile } from './storage';
 import type { AccountService } from './account.service';
+import { ignoreEvents, type EventRecorder } from './events';
 import { authorView, canReadDrafts, visibleTo, type Viewer } from './viewer';
 
 import type { BlogCardView, BlogFields, BlogView, TagCountView } from '../schemas/blog';
@@ -79,14 +80,21 @@ function cardFields(content: string, excerpt: string | undefined, customExcerpt:
   return { ...card, customExcerpt: false };
 }
 
+/** A schedule only keeps a draft waiting: status=published publishes at once; an empty value is no schedule. */
+function scheduleOf(status: BlogStatus, publishAt: string | undefined) {
+  return status === 'draft' && publishAt ? { publishAt: new Date(publishAt) } : {};
+}
+
 interface BlogServiceDeps {
   storage: BannerStorage;
   logger: Logger;
   /** The after-write check of the author's account. */
   accounts: Pick<AccountService, 'assertAccountActive'>;
+  /** Told of publications and deletions once they are written. */
+  events?: EventRecorder;
 }
 
-export function createBlogService({ storage, logger, accounts }: BlogServiceDeps) {
+export function createBlogService({ storage, logger, accounts, events = ignoreEvents }: BlogServiceDeps) {
   async function storeBanner({
     data,
     image,
@@ -203,11 +211,12 @@ export function createBlogService({ storage, logger, accounts }: BlogServiceDeps
 
   async function createBlog(
     author: Viewer,
-    { banner: bannerInput, excerpt, tags = [], ...fields }: NewBlog,
+    { banner: bannerInput, excerpt, tags = [], publishAt, ...fields }: NewBlog,
   ): Promise<BlogView> {
     const banner = await storeBanner(bannerInput);
     const blog = new BlogModel({
       ...fields,
+      ...scheduleOf(fields.status, publishAt),
       ...cardFields(fields.content, excerpt, false),
       tags,
       publishedAt: fields.status === 'published' ? new Date() : null,
@@ -227,8 +236,11 @@ export function createBlogService({ storage, logger, accounts }: BlogServiceDeps
   async function updateBlog(blogId: string, changes: BlogChanges, viewer: Viewer): Promise<BlogView> {
     const blog = await BlogModel.findById(blogId);
     if (!blog) throw new NotFound('Blog not found');
-    const { banner, regenerateSlug, excerpt, ...fields } = changes;
+    const { banner, regenerateSlug, excerpt, publishAt, ...fields } = changes;
     for (const [field, value] of Object.entries(fields)) if (value !== undefined) blog.set(field, value);
+    if (publishAt !== undefined) blog.set('publishAt', publishAt === '' ? undefined : new Date(publishAt));
+    // publishing by hand (or an already published post) leaves nothing to schedule
+    if (blog.status === 'published') blog.set('publishAt', undefined);
     if (fields.content !== undefined || excerpt !== undefined)
       blog.set(cardFields(blog.content, excerpt, blog.customExcerpt ?? false));
     if (fields.status === 'published' && !blog.publishedAt) blog.publishedAt = new Date();
@@ -253,6 +265,14 @@ export function createBlogService({ storage, logger, accounts }: BlogServiceDeps
     if (!blog) throw new NotFound('Blog not found');
     await Promise.all([CommentModel.deleteMany({ blog: blog._id }), LikeModel.deleteMany({ blog: blog._id })]);
     if (blog.banner?.key) await discardBanner(blog.banner.key);
+    // only the instance whose delete found the blog records it: one event per deletion
+    await events.record({
+      id: `blog.deleted:${String(blog._id)}`,
+      name: 'blog.deleted',
+      blogId: String(blog._id),
+      payload: { _id: String(blog._id), slug: blog.slug },
+      occurredAt: new Date(),
+    });
   }
 
   /** Account deletion: every blog the user wrote goes, with its comments, likes and banner. */

@@ -15,6 +15,8 @@ export interface BlogFields {
   /** Sent as they are: one field per string (repeated fields for an array). */
   tags?: string | string[];
   excerpt?: string;
+  /** A scheduled publication (ISO date-time). */
+  publishAt?: string;
 }
 
 /** A multipart POST /blogs/ with the given fields (a fresh title and a small PNG unless given). */
@@ -28,6 +30,7 @@ export async function postBlog(app: Express, admin: SignedInUser, fields: BlogFi
   if (fields.status) req.field('status', fields.status);
   for (const tag of [fields.tags ?? []].flat()) req.field('tags', tag);
   if (fields.excerpt !== undefined) req.field('excerpt', fields.excerpt);
+  if (fields.publishAt !== undefined) req.field('publishAt', fields.publishAt);
   return req.attach('banner_image', fields.banner ?? (await makeImage('png')), fields.filename ?? 'banner.png');
 }
 

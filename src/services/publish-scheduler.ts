@@ -1,0 +1,96 @@
+/**
+ * Publishes scheduled drafts when their `publishAt` comes. Every instance runs a pass every few seconds;
+ * each post goes live through one conditional atomic update (still a draft, still due at that time), so it
+ * is published exactly once whatever the number of instances, and whatever came due while none ran is
+ * published by the first pass after a start. The same update marks the post `publishEventPending`; the
+ * marker is cleared once `blog.published` is recorded, so a crash in between is re-recorded by a later
+ * pass (the recorder ignores an event id it has seen: racing or retried records are no-ops).
+ */
+import type { Histogram } from 'prom-client';
+import type { Logger } from '../lib/logger';
+import { BLOG_VIEW_FIELDS, BlogModel, blogView } from '../models/blog.model';
+import { USER_VIEW_FIELDS, UserModel, publicUserView } from '../models/user.model';
+import type { EventRecorder } from './events';
+
+/** Posts handled per pass; the rest wait for the next pass (a few seconds). */
+const BATCH = 200;
+
+export interface PublishSchedulerDeps {
+  events: EventRecorder;
+  logger: Logger;
+  lateness?: Histogram;
+  /** Milliseconds between passes. */
+  intervalMs: number;
+}
+
+export function createPublishScheduler({ events, logger, lateness, intervalMs }: PublishSchedulerDeps) {
+  /** Publishes one due post if no other pass did; answers whether this pass did. */
+  async function publishOne(id: unknown, publishAt: Date): Promise<boolean> {
+    const published = await BlogModel.findOneAndUpdate(
+      { _id: id, status: 'draft', publishAt },
+      { $set: { status: 'published', publishedAt: publishAt, publishEventPending: true }, $unset: { publishAt: 1 } },
+      { new: true, timestamps: false, projection: { _id: 1 } },
+    ).lean();
+    if (published) lateness?.observe((Date.now() - publishAt.getTime()) / 1000);
+    return published !== null;
+  }
+
+  /** Records blog.published for a post the marker names, then clears the marker. */
+  async function recordPublication(id: unknown): Promise<void> {
+    const blog = await BlogModel.findOne({ _id: id, publishEventPending: true }, BLOG_VIEW_FIELDS).lean();
+    if (!blog || !blog.publishedAt) return;
+    const author = await UserModel.findById(blog.author, USER_VIEW_FIELDS).lean();
+    const publishedAt = new Date(blog.publishedAt);
+    await events.record({
+      id: `blog.published:${String(blog._id)}:${publishedAt.toISOString()}`,
+      name: 'blog.published',
+      blogId: String(blog._id),
+      payload: JSON.parse(JSON.stringify(blogView(blog, author ? publicUserView(author) : null))),
+      occurredAt: publishedAt,
+    });
+    await BlogModel.updateOne({ _id: id }, { $unset: { publishEventPending: 1 } }, { timestamps: false });
+  }
+
+  /** One pass: publish what is due, then record every publication whose event is still pending. */
+  async function runOnce(now = new Date()): Promise<number> {
+    const due = await BlogModel.find({ status: 'draft', publishAt: { $lte: now } }, 'publishAt')
+      .sort({ publishAt: 1 })
+      .limit(BATCH)
+      .lean();
+    let count = 0;
+    for (const blog of due) if (blog.publishAt && (await publishOne(blog._id, blog.publishAt))) count++;
+    const pending = await BlogModel.find({ publishEventPending: true }, '_id').limit(BATCH).lean();
+    for (const blog of pending) await recordPublication(blog._id);
+    return count;
+  }
+
+  let timer: NodeJS.Timeout | undefined;
+  let running: Promise<unknown> | undefined;
+  const pass = () => {
+    if (running) return; // a slow pass is not overlapped by the next
+    running = runOnce()
+      .catch((error: unknown) =>
+        logger.error('scheduled publishing pass failed; the next pass retries', {
+          error: error instanceof Error ? error.message : String(error),
+        }),
+      )
+      .finally(() => (running = undefined));
+  };
+
+  return {
+    runOnce,
+    /** Starts the passes: one at once (what came due while stopped), then every intervalMs. */
+    start() {
+      pass();
+      timer = setInterval(pass, intervalMs);
+      timer.unref();
+    },
+    /** Stops the passes and waits for one under way. */
+    async stop() {
+      clearInterval(timer);
+      await running;
+    },
+  };
+}
+
+export type PublishScheduler = ReturnType<typeof createPublishScheduler>;
