@@ -6,14 +6,18 @@
  * marker is cleared once `blog.published` is recorded, so a crash in between is re-recorded by a later
  * pass (the recorder ignores an event id it has seen: racing or retried records are no-ops).
  */
+import pLimit from 'p-limit';
 import type { Histogram } from 'prom-client';
 import type { Logger } from '../lib/logger';
 import { BLOG_VIEW_FIELDS, BlogModel, blogView } from '../models/blog.model';
 import { USER_VIEW_FIELDS, UserModel, publicUserView } from '../models/user.model';
 import type { EventRecorder } from './events';
 
-/** Posts handled per pass; the rest wait for the next pass (a few seconds). */
+/** Posts read per query, and how many batches one pass may take (the rest wait for the next pass). */
 const BATCH = 200;
+const MAX_BATCHES = 25;
+/** Posts published (or their events recorded) at once: each is one conditional update. */
+const CONCURRENCY = 8;
 
 export interface PublishSchedulerDeps {
   events: EventRecorder;
@@ -24,6 +28,8 @@ export interface PublishSchedulerDeps {
 }
 
 export function createPublishScheduler({ events, logger, lateness, intervalMs }: PublishSchedulerDeps) {
+  const inParallel = pLimit(CONCURRENCY);
+
   /** Publishes one due post if no other pass did; answers whether this pass did. */
   async function publishOne(id: unknown, publishAt: Date): Promise<boolean> {
     const published = await BlogModel.findOneAndUpdate(
@@ -51,17 +57,43 @@ export function createPublishScheduler({ events, logger, lateness, intervalMs }:
     await BlogModel.updateOne({ _id: id }, { $unset: { publishEventPending: 1 } }, { timestamps: false });
   }
 
+  /**
+   * Runs `work` over every post `find` yields, a batch at a time, a few at once, until a batch comes back
+   * short (or MAX_BATCHES): a thousand posts due in the same minute go in one pass, not one batch per pass.
+   */
+  async function drain(find: () => Promise<Array<{ _id: unknown }>>, work: (id: unknown) => Promise<boolean>) {
+    let done = 0;
+    for (let batch = 0; batch < MAX_BATCHES; batch++) {
+      const posts = await find();
+      const outcomes = await Promise.all(posts.map((post) => inParallel(() => work(post._id))));
+      done += outcomes.filter(Boolean).length;
+      if (posts.length < BATCH) break;
+    }
+    return done;
+  }
+
   /** One pass: publish what is due, then record every publication whose event is still pending. */
   async function runOnce(now = new Date()): Promise<number> {
-    const due = await BlogModel.find({ status: 'draft', publishAt: { $lte: now } }, 'publishAt')
-      .sort({ publishAt: 1 })
-      .limit(BATCH)
-      .lean();
-    let count = 0;
-    for (const blog of due) if (blog.publishAt && (await publishOne(blog._id, blog.publishAt))) count++;
-    const pending = await BlogModel.find({ publishEventPending: true }, '_id').limit(BATCH).lean();
-    for (const blog of pending) await recordPublication(blog._id);
-    return count;
+    const dueAt = new Map<string, Date>();
+    const published = await drain(
+      async () => {
+        const due = await BlogModel.find({ status: 'draft', publishAt: { $lte: now } }, 'publishAt')
+          .sort({ publishAt: 1 })
+          .limit(BATCH)
+          .lean();
+        for (const blog of due) if (blog.publishAt) dueAt.set(String(blog._id), blog.publishAt);
+        return due;
+      },
+      (id) => publishOne(id, dueAt.get(String(id))!),
+    );
+    await drain(
+      () => BlogModel.find({ publishEventPending: true }, '_id').limit(BATCH).lean(),
+      async (id) => {
+        await recordPublication(id);
+        return true;
+      },
+    );
+    return published;
   }
 
   let timer: NodeJS.Timeout | undefined;

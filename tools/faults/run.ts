@@ -9,6 +9,9 @@
  *   sigkill-mid-write  the API killed with SIGKILL under writes, restarted, then `reconcile`
  *   storage            Cloudinary hanging, trickling, succeeding late; a full local disk
  *   sigterm-burst      SIGTERM amid a burst of requests: none reset, /readyz 503 seen first
+ *   scheduled-publishing  FAULTS_SCHEDULED_POSTS (default 1,000) posts due in the same seconds, two
+ *                      instances, one SIGKILLed once publishing began: every post live within 30 s of
+ *                      its time, published at its scheduled time, none left for a later pass
  *   soak               FAULTS_SOAK_SECONDS (default 120) of steady load: no 5xx, memory settles
  *
  *   bash tools/faults/run.sh [scenario ...]      (CI: .ci/run, `check faults`)
@@ -46,6 +49,9 @@ const PARTITION_MS = 25_000;
 const PARTITION_ANSWER_BOUND_MS = 5_000;
 /** How soon after the database returns the API's own counter repair must have set every counter right. */
 const COUNTERS_HEALED_BOUND_MS = 60_000;
+/** Posts scheduled for the same seconds, and how late the last of them may go live. */
+const SCHEDULED_POSTS = Number(process.env.FAULTS_SCHEDULED_POSTS ?? 1_000);
+const SCHEDULE_LATENESS_BOUND_MS = 30_000;
 const ADMIN_EMAIL = 'faults-admin@example.com';
 const started = Date.now();
 
@@ -742,6 +748,85 @@ async function soak({ database, proxiedUri }: Context): Promise<string> {
   );
 }
 
+/**
+ * One draft written through the API, copied straight into the database as SCHEDULED_POSTS drafts due
+ * within the same second, 20 s ahead; two instances' schedulers race for them, and the first instance is
+ * SIGKILLed as soon as the first post is live. The survivor must publish the rest within the bound. Each
+ * post goes live by one conditional update (tests/scheduled-publishing.test.ts races two instances
+ * for exactly-once); here the proof is that none is lost to the kill, none is late, and each carries its
+ * own scheduled time.
+ */
+async function scheduledPublishing({ database }: Context): Promise<string> {
+  const first = await startApi('schedule-a', { MONGODB_URI: database.uri });
+  const second = await startApi('schedule-b', { MONGODB_URI: database.uri });
+  const admin = await register(first.baseUrl, ADMIN_EMAIL);
+  const form = new FormData();
+  form.set('title', `Scheduled ${Date.now()}`);
+  form.set('content', '<p>Goes live by itself</p>');
+  form.set('banner_image', await banner(), 'banner.png');
+  const created = await call(first.baseUrl, 'POST', '/api/v1/blogs/', { token: admin.token, form });
+  check(created.status === 201, `create the draft: ${created.status} ${JSON.stringify(created.body)}`);
+  const templateId = new mongoose.Types.ObjectId(String((created.body.blog as { _id: string })._id));
+
+  const connection = await mongoose.createConnection(database.uri, { serverSelectionTimeoutMS: 10_000 }).asPromise();
+  const blogs = connection.db!.collection('blogs');
+  const ids: mongoose.Types.ObjectId[] = [];
+  try {
+    const template = await blogs.findOne({ _id: templateId });
+    check(template, 'the draft is not in the database');
+    const dueAt = Math.ceil((Date.now() + 20_000) / 1000) * 1000;
+    const copies = Array.from({ length: SCHEDULED_POSTS }, (_, index) => {
+      const _id = new mongoose.Types.ObjectId();
+      ids.push(_id);
+      return { ...template, _id, slug: `${template.slug}-${index}`, publishAt: new Date(dueAt + (index % 10) * 100) };
+    });
+    await blogs.insertMany(copies);
+    const live = () => blogs.countDocuments({ _id: { $in: ids }, status: 'published' });
+
+    check(
+      (await within(dueAt - Date.now() + 15_000, async () => (await live()) > 0, 50)) !== undefined,
+      'no scheduled post went live within 15 s of its time',
+    );
+    first.child.kill('SIGKILL');
+    await first.exited;
+    const liveAtKill = await live();
+    const lastDue = dueAt + 900;
+    const allLive = await within(
+      Math.max(0, lastDue + SCHEDULE_LATENESS_BOUND_MS - Date.now()),
+      async () => (await live()) === SCHEDULED_POSTS,
+      500,
+    );
+    check(
+      allLive !== undefined,
+      `${SCHEDULED_POSTS - (await live())} of ${SCHEDULED_POSTS} posts not live 30 s after their time`,
+    );
+    const allLiveAfterMs = Date.now() - lastDue;
+
+    const wrong = await blogs
+      .find({ _id: { $in: ids } })
+      .project({ status: 1, publishedAt: 1, publishAt: 1, publishEventPending: 1 })
+      .toArray();
+    const dueOf = new Map(copies.map((copy) => [String(copy._id), copy.publishAt.getTime()]));
+    const off = wrong.filter(
+      (blog) =>
+        blog.status !== 'published' ||
+        blog.publishAt !== undefined ||
+        (blog.publishedAt as Date | null)?.getTime() !== dueOf.get(String(blog._id)),
+    );
+    check(off.length === 0, `${off.length} posts not published at their scheduled time: ${JSON.stringify(off[0])}`);
+    const pending = await within(10_000, async () => (await blogs.countDocuments({ publishEventPending: true })) === 0);
+    check(pending !== undefined, 'publications still wait for their blog.published record 10 s later');
+    await second.stop();
+    return (
+      `${SCHEDULED_POSTS} posts due in the same second; instance A SIGKILLed with ${liveAtKill} live; ` +
+      `all live ${seconds(allLiveAfterMs)} after the last was due, each at its scheduled time, every event recorded`
+    );
+  } finally {
+    await blogs.deleteMany({ _id: { $in: [templateId, ...ids] } });
+    await connection.close();
+  }
+}
+
 const SCENARIOS: Record<string, (context: Context) => Promise<string>> = {
   'cut-under-load': cutUnderLoad,
   'silent-partition': silentPartition,
@@ -749,6 +834,7 @@ const SCENARIOS: Record<string, (context: Context) => Promise<string>> = {
   'sigkill-mid-write': sigkillMidWrite,
   storage,
   'sigterm-burst': sigtermBurst,
+  'scheduled-publishing': scheduledPublishing,
   soak,
 };
 
