@@ -173,6 +173,8 @@ describe('orphan banner sweep', () => {
       data: await makeImage('png'),
       extension: 'png',
       mimeType: 'image/png',
+      width: 64,
+      height: 48,
       baseUrl: 'http://x',
     });
     const log = captureLog();

@@ -672,7 +672,27 @@ export interface components {
          *       "banner": {
          *         "url": "http://localhost:3000/uploads/banners/6b03359a.webp",
          *         "width": 1200,
-         *         "height": 630
+         *         "height": 630,
+         *         "variants": [
+         *           {
+         *             "url": "http://localhost:3000/uploads/banners/6b03359a.webp.320w.webp",
+         *             "width": 320,
+         *             "height": 168,
+         *             "format": "webp"
+         *           },
+         *           {
+         *             "url": "http://localhost:3000/uploads/banners/6b03359a.webp.640w.webp",
+         *             "width": 640,
+         *             "height": 336,
+         *             "format": "webp"
+         *           },
+         *           {
+         *             "url": "http://localhost:3000/uploads/banners/6b03359a.webp.1200w.webp",
+         *             "width": 1200,
+         *             "height": 630,
+         *             "format": "webp"
+         *           }
+         *         ]
          *       },
          *       "author": {
          *         "_id": "6b03359a24f41420bf3bfc3f",
@@ -714,6 +734,15 @@ export interface components {
                 url: string;
                 width: number;
                 height: number;
+                /** @description The banner resized, narrowest first, for `srcset` (`url` + " " + `width` + "w"); empty for a banner stored before variants until `npm run banners:backfill` makes them */
+                variants?: {
+                    /** Format: uri */
+                    url: string;
+                    width: number;
+                    height: number;
+                    /** @enum {string} */
+                    format: "webp";
+                }[];
             };
             /** @description The full User for admin viewers; a PublicUser (no email) for everyone else */
             author: components["schemas"]["User"] | components["schemas"]["PublicUser"];
@@ -752,7 +781,27 @@ export interface components {
          *       "banner": {
          *         "url": "http://localhost:3000/uploads/banners/6b03359a.webp",
          *         "width": 1200,
-         *         "height": 630
+         *         "height": 630,
+         *         "variants": [
+         *           {
+         *             "url": "http://localhost:3000/uploads/banners/6b03359a.webp.320w.webp",
+         *             "width": 320,
+         *             "height": 168,
+         *             "format": "webp"
+         *           },
+         *           {
+         *             "url": "http://localhost:3000/uploads/banners/6b03359a.webp.640w.webp",
+         *             "width": 640,
+         *             "height": 336,
+         *             "format": "webp"
+         *           },
+         *           {
+         *             "url": "http://localhost:3000/uploads/banners/6b03359a.webp.1200w.webp",
+         *             "width": 1200,
+         *             "height": 630,
+         *             "format": "webp"
+         *           }
+         *         ]
          *       },
          *       "author": {
          *         "_id": "6b03359a24f41420bf3bfc3f",
@@ -792,6 +841,15 @@ export interface components {
                 url: string;
                 width: number;
                 height: number;
+                /** @description The banner resized, narrowest first, for `srcset` (`url` + " " + `width` + "w"); empty for a banner stored before variants until `npm run banners:backfill` makes them */
+                variants?: {
+                    /** Format: uri */
+                    url: string;
+                    width: number;
+                    height: number;
+                    /** @enum {string} */
+                    format: "webp";
+                }[];
             };
             /** @description The full User for admin viewers; a PublicUser (no email) for everyone else */
             author: components["schemas"]["User"] | components["schemas"]["PublicUser"];
@@ -1964,7 +2022,27 @@ export interface operations {
                      *           "banner": {
                      *             "url": "http://localhost:3000/uploads/banners/6b03359a.webp",
                      *             "width": 1200,
-                     *             "height": 630
+                     *             "height": 630,
+                     *             "variants": [
+                     *               {
+                     *                 "url": "http://localhost:3000/uploads/banners/6b03359a.webp.320w.webp",
+                     *                 "width": 320,
+                     *                 "height": 168,
+                     *                 "format": "webp"
+                     *               },
+                     *               {
+                     *                 "url": "http://localhost:3000/uploads/banners/6b03359a.webp.640w.webp",
+                     *                 "width": 640,
+                     *                 "height": 336,
+                     *                 "format": "webp"
+                     *               },
+                     *               {
+                     *                 "url": "http://localhost:3000/uploads/banners/6b03359a.webp.1200w.webp",
+                     *                 "width": 1200,
+                     *                 "height": 630,
+                     *                 "format": "webp"
+                     *               }
+                     *             ]
                      *           },
                      *           "author": {
                      *             "_id": "6b03359a24f41420bf3bfc3f",
@@ -2055,7 +2133,27 @@ export interface operations {
                      *         "banner": {
                      *           "url": "http://localhost:3000/uploads/banners/6b03359a.webp",
                      *           "width": 1200,
-                     *           "height": 630
+                     *           "height": 630,
+                     *           "variants": [
+                     *             {
+                     *               "url": "http://localhost:3000/uploads/banners/6b03359a.webp.320w.webp",
+                     *               "width": 320,
+                     *               "height": 168,
+                     *               "format": "webp"
+                     *             },
+                     *             {
+                     *               "url": "http://localhost:3000/uploads/banners/6b03359a.webp.640w.webp",
+                     *               "width": 640,
+                     *               "height": 336,
+                     *               "format": "webp"
+                     *             },
+                     *             {
+                     *               "url": "http://localhost:3000/uploads/banners/6b03359a.webp.1200w.webp",
+                     *               "width": 1200,
+                     *               "height": 630,
+                     *               "format": "webp"
+                     *             }
+                     *           ]
                      *         },
                      *         "author": {
                      *           "_id": "6b03359a24f41420bf3bfc3f",
@@ -2198,7 +2296,27 @@ export interface operations {
                      *           "banner": {
                      *             "url": "http://localhost:3000/uploads/banners/6b03359a.webp",
                      *             "width": 1200,
-                     *             "height": 630
+                     *             "height": 630,
+                     *             "variants": [
+                     *               {
+                     *                 "url": "http://localhost:3000/uploads/banners/6b03359a.webp.320w.webp",
+                     *                 "width": 320,
+                     *                 "height": 168,
+                     *                 "format": "webp"
+                     *               },
+                     *               {
+                     *                 "url": "http://localhost:3000/uploads/banners/6b03359a.webp.640w.webp",
+                     *                 "width": 640,
+                     *                 "height": 336,
+                     *                 "format": "webp"
+                     *               },
+                     *               {
+                     *                 "url": "http://localhost:3000/uploads/banners/6b03359a.webp.1200w.webp",
+                     *                 "width": 1200,
+                     *                 "height": 630,
+                     *                 "format": "webp"
+                     *               }
+                     *             ]
                      *           },
                      *           "author": {
                      *             "_id": "6b03359a24f41420bf3bfc3f",
@@ -2269,7 +2387,27 @@ export interface operations {
                      *         "banner": {
                      *           "url": "http://localhost:3000/uploads/banners/6b03359a.webp",
                      *           "width": 1200,
-                     *           "height": 630
+                     *           "height": 630,
+                     *           "variants": [
+                     *             {
+                     *               "url": "http://localhost:3000/uploads/banners/6b03359a.webp.320w.webp",
+                     *               "width": 320,
+                     *               "height": 168,
+                     *               "format": "webp"
+                     *             },
+                     *             {
+                     *               "url": "http://localhost:3000/uploads/banners/6b03359a.webp.640w.webp",
+                     *               "width": 640,
+                     *               "height": 336,
+                     *               "format": "webp"
+                     *             },
+                     *             {
+                     *               "url": "http://localhost:3000/uploads/banners/6b03359a.webp.1200w.webp",
+                     *               "width": 1200,
+                     *               "height": 630,
+                     *               "format": "webp"
+                     *             }
+                     *           ]
                      *         },
                      *         "author": {
                      *           "_id": "6b03359a24f41420bf3bfc3f",
@@ -2381,7 +2519,27 @@ export interface operations {
                      *         "banner": {
                      *           "url": "http://localhost:3000/uploads/banners/6b03359a.webp",
                      *           "width": 1200,
-                     *           "height": 630
+                     *           "height": 630,
+                     *           "variants": [
+                     *             {
+                     *               "url": "http://localhost:3000/uploads/banners/6b03359a.webp.320w.webp",
+                     *               "width": 320,
+                     *               "height": 168,
+                     *               "format": "webp"
+                     *             },
+                     *             {
+                     *               "url": "http://localhost:3000/uploads/banners/6b03359a.webp.640w.webp",
+                     *               "width": 640,
+                     *               "height": 336,
+                     *               "format": "webp"
+                     *             },
+                     *             {
+                     *               "url": "http://localhost:3000/uploads/banners/6b03359a.webp.1200w.webp",
+                     *               "width": 1200,
+                     *               "height": 630,
+                     *               "format": "webp"
+                     *             }
+                     *           ]
                      *         },
                      *         "author": {
                      *           "_id": "6b03359a24f41420bf3bfc3f",
