@@ -49,11 +49,27 @@ $('#credentials').addEventListener('submit', async (event) => {
   else show('signed-out', 'Signed out', error);
 });
 
+// The banner as a responsive image: the browser picks the variant the layout needs (at most the column's
+// 40rem); a blog stored before variants has none, and shows its one banner.
+function bannerImage({ url, width, height, variants = [] }) {
+  const image = Object.assign(document.createElement('img'), { alt: '', width, height });
+  if (variants.length > 0) {
+    image.srcset = variants.map((variant) => `${variant.url} ${variant.width}w`).join(', ');
+    image.sizes = '(max-width: 42rem) calc(100vw - 2rem), 40rem';
+  }
+  image.src = url;
+  return image;
+}
+
+function blogItem(blog) {
+  const item = document.createElement('li');
+  item.append(blog.title, bannerImage(blog.banner));
+  return item;
+}
+
 $('#load-blogs').addEventListener('click', async () => {
   const { data, error } = await api.GET('/blogs/', { params: { query: { limit: 10 } } });
-  $('#blogs').replaceChildren(
-    ...(data?.blogs ?? []).map((blog) => Object.assign(document.createElement('li'), { textContent: blog.title })),
-  );
+  $('#blogs').replaceChildren(...(data?.blogs ?? []).map(blogItem));
   $('#blogs').dataset.loaded = data ? String(data.blogs.length) : 'error';
   if (error) show($('#status').dataset.state, $('#status').textContent, error);
 });

@@ -4,8 +4,9 @@
  * Chromium (Debian's package, driven by playwright-core), its static server on one port and the built API
  * (tools/lib/server.js, `npm run build` first) on another, CORS_ORIGINS listing the SPA's origins.
  *
- * same-site  SPA http://localhost:P1, API http://localhost:P2: register, read the blog list, reload (the
- *            in-memory access token is gone: 401, refresh through the cookie, retry), log out.
+ * same-site  SPA http://localhost:P1, API http://localhost:P2, a phone-wide window: register, read the blog
+ *            list (its banner's `srcset`: the browser fetches a variant, not the 1600-pixel banner), reload
+ *            (the in-memory access token is gone: 401, refresh through the cookie, retry), log out.
  * cross-site SPA http://127.0.0.1:P1, API http://localhost:P2: register answers 201 but Chromium drops
  *            the SameSite cookie of a cross-site response, so refresh and logout answer 401
  *            "Refresh token required" and a reload signs the user out (docs/example-spa.md).
@@ -60,7 +61,7 @@ async function startApi(corsOrigins) {
   };
 }
 
-/** A published blog for the list, created as an admin through the API (Node's fetch, no browser). */
+/** A published blog for the list, created as an admin through the API (Node's fetch, no browser); its banner. */
 async function seedBlog(apiBaseUrl) {
   const call = async (pathname, init) => {
     const response = await fetch(`${apiBaseUrl}${pathname}`, { ...init, signal: AbortSignal.timeout(STEP_TIMEOUT_MS) });
@@ -74,7 +75,7 @@ async function seedBlog(apiBaseUrl) {
     headers: { 'Content-Type': 'application/json' },
     body: JSON.stringify({ ...ADMIN, role: 'admin' }),
   });
-  const banner = await sharp({ create: { width: 32, height: 24, channels: 3, background: '#3366cc' } })
+  const banner = await sharp({ create: { width: 1600, height: 900, channels: 3, background: '#3366cc' } })
     .png()
     .toBuffer();
   const form = new FormData();
@@ -82,7 +83,12 @@ async function seedBlog(apiBaseUrl) {
   form.set('content', '<p>Published for the browser check.</p>');
   form.set('status', 'published');
   form.set('banner_image', new Blob([banner], { type: 'image/png' }), 'banner.png');
-  await call('/blogs/', { method: 'POST', headers: { Authorization: `Bearer ${accessToken}` }, body: form });
+  const { blog } = await call('/blogs/', {
+    method: 'POST',
+    headers: { Authorization: `Bearer ${accessToken}` },
+    body: form,
+  });
+  return blog.banner;
 }
 
 /**
@@ -121,6 +127,10 @@ async function openSpa(spaOrigin, name) {
   page.on('requestfailed', (request) =>
     problems.push(`request failed: ${request.url()} (${request.failure()?.errorText})`),
   );
+  const bannerRequests = [];
+  page.on('request', (request) => {
+    if (request.url().includes('/uploads/banners/')) bannerRequests.push(request.url());
+  });
   // Why Chromium refused a cookie, from the DevTools protocol (e.g. SameSiteStrict).
   const blockedCookies = [];
   const cdp = await context.newCDPSession(page);
@@ -191,6 +201,7 @@ async function openSpa(spaOrigin, name) {
     context,
     close: browser.close,
     problems,
+    bannerRequests,
     blockedCookies,
     refreshAnswers,
     expectCalls,
@@ -222,9 +233,33 @@ async function loadBlogs(spa, what) {
   expectEqual(titles, [BLOG_TITLE], `${what}: blog titles listed`);
 }
 
-async function sameSite(spaOrigin, apiOrigin) {
+/**
+ * The listed blog's banner, in a 360-pixel window: the browser chose from the `srcset` (the 640w variant
+ * covers 360 CSS pixels at the density 1 of headless Chromium), and fetched no other banner file.
+ */
+async function expectBannerVariant(spa, banner) {
+  const shown = await spa.page
+    .waitForFunction(
+      () => {
+        const image = document.querySelector('#blogs img');
+        return image?.complete && image.naturalWidth > 0 && image.currentSrc;
+      },
+      undefined,
+      { timeout: STEP_TIMEOUT_MS },
+    )
+    .then((handle) => handle.jsonValue());
+  const variants = banner.variants.map((variant) => variant.url);
+  if (!variants.includes(shown) || spa.bannerRequests.some((url) => !variants.includes(url)))
+    throw new CheckFailure(
+      `same-site, banner: shown ${shown}, fetched ${JSON.stringify(spa.bannerRequests)}; expected variants only of ${JSON.stringify(variants)}`,
+    );
+  return banner.variants.find((variant) => variant.url === shown);
+}
+
+async function sameSite(spaOrigin, apiOrigin, banner) {
   const spa = await openSpa(spaOrigin, 'same-site');
   try {
+    await spa.page.setViewportSize({ width: 360, height: 740 });
     await spa.load();
     await spa.expectCalls([calls.current(401), calls.refresh(401)], 'first visit');
     await spa.expectState('signed-out', 'first visit');
@@ -244,6 +279,7 @@ async function sameSite(spaOrigin, apiOrigin) {
       throw new CheckFailure(`same-site, register: cookie SameSite=${cookie.sameSite}, expected Strict or Lax`);
 
     await loadBlogs(spa, 'same-site, blog list');
+    const variant = await expectBannerVariant(spa, banner);
 
     // A reload loses the access token (memory only): 401, refresh through the cookie, one retry.
     await spa.load();
@@ -263,7 +299,7 @@ async function sameSite(spaOrigin, apiOrigin) {
     await spa.expectState('signed-out', 'reload after logout');
     if (spa.problems.length > 0) throw new CheckFailure(`same-site: ${spa.problems.join('; ')}`);
     log(
-      `same-site: register 201 (cookie SameSite=${cookie.sameSite}), blog list, reload refreshed through the cookie (401, refresh 200, retry 200), logout 200`,
+      `same-site: register 201 (cookie SameSite=${cookie.sameSite}), blog list (360 px wide: the ${variant.width}w variant of the banner's ${banner.variants.length}), reload refreshed through the cookie (401, refresh 200, retry 200), logout 200`,
     );
   } finally {
     await spa.close();
@@ -342,14 +378,16 @@ async function main() {
     const apiOrigin = `http://localhost:${api.port}`;
     spaServer = await startSpaServer({ apiBaseUrl: `${apiOrigin}/api/v1`, host: '127.0.0.1', port: spaPort });
     log(`API on ${apiOrigin}, SPA served on port ${spaPort}`);
-    await seedBlog(`http://127.0.0.1:${api.port}/api/v1`);
-    await sameSite(`http://localhost:${spaPort}`, apiOrigin);
+    const banner = await seedBlog(`http://127.0.0.1:${api.port}/api/v1`);
+    await sameSite(`http://localhost:${spaPort}`, apiOrigin, banner);
     await crossSite(`http://127.0.0.1:${spaPort}`, apiOrigin);
   } finally {
     await spaServer?.close();
     await api?.stop();
   }
-  log('passed (same-site: signed in, refreshed and logged out; cross-site: refresh 401 as documented)');
+  log(
+    'passed (same-site: signed in, a banner variant from srcset, refreshed and logged out; cross-site: refresh 401 as documented)',
+  );
 }
 
 main().catch((error) => {
