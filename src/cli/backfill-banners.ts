@@ -6,12 +6,11 @@
  * prints what it did as one JSON line. Exit code 0 when every banner has its variants, 1 otherwise.
  */
 import { ConfigError } from '../config';
-import { DEVELOPMENT_DATA_DIR, DEVELOPMENT_SECRETS_FILE, loadProcessConfig } from '../config/process';
-import { startLocalDatabase, type LocalDatabase } from '../dev/local-database';
-import { connectDatabase, disconnectDatabase } from '../lib/database';
+import { DEVELOPMENT_SECRETS_FILE, loadProcessConfig } from '../config/process';
 import { createLogger } from '../lib/logger';
 import { createBannerBackfillService } from '../services/banner-backfill.service';
 import { createBannerStorage } from '../services/storage';
+import { withCommandDatabase } from './database';
 
 async function main(): Promise<number> {
   const { config } = loadProcessConfig({ developmentSecretsFile: DEVELOPMENT_SECRETS_FILE });
@@ -19,22 +18,11 @@ async function main(): Promise<number> {
     level: config.logLevel === 'silent' ? 'warn' : config.logLevel,
     json: config.isProduction,
   });
-  let localDatabase: LocalDatabase | undefined;
-  let uri = config.mongodb.uri;
-  if (!uri) {
-    localDatabase = await startLocalDatabase({ persistent: true, dataDir: DEVELOPMENT_DATA_DIR, log: () => undefined });
-    uri = localDatabase.uri;
-  }
-  try {
-    await connectDatabase({ uri, serverApi: config.mongodb.serverApi, timeouts: config.database });
-    const backfill = createBannerBackfillService({ storage: createBannerStorage(config.storage), logger });
-    const report = await backfill.backfill();
-    process.stdout.write(`${JSON.stringify(report)}\n`);
-    return report.failed.length === 0 ? 0 : 1;
-  } finally {
-    await disconnectDatabase();
-    await localDatabase?.stop();
-  }
+  const report = await withCommandDatabase(config, () =>
+    createBannerBackfillService({ storage: createBannerStorage(config.storage), logger }).backfill(),
+  );
+  process.stdout.write(`${JSON.stringify(report)}\n`);
+  return report.failed.length === 0 ? 0 : 1;
 }
 
 main().then(
