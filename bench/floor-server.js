@@ -132,7 +132,17 @@ async function main() {
       excerpt: blog.excerpt,
       readingTime: blog.readingTime,
       tags: blog.tags ?? [],
-      banner: { url: blog.banner.url, width: blog.banner.width, height: blog.banner.height },
+      banner: {
+        url: blog.banner.url,
+        width: blog.banner.width,
+        height: blog.banner.height,
+        variants: (blog.banner.variants ?? []).map(({ url, width, height, format }) => ({
+          url,
+          width,
+          height,
+          format,
+        })),
+      },
       author: authorById.get(String(blog.author)) ?? null,
       viewsCount: blog.viewsCount ?? 0,
       likesCount: blog.likesCount ?? 0,

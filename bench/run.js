@@ -10,7 +10,8 @@
  * BENCH_GROWTH_SAMPLES (sequential requests per side and size, 9),
  * BENCH_ONLY (comma-separated scenario names), BENCH_CPU_PROF=1 (profile the API with --cpu-prof),
  * BENCH_LOG_LEVEL (the API's LOG_LEVEL, warn), BENCH_METRICS (the API's METRICS_ENABLED, true),
- * BENCH_AUTH_CACHE_TTL_MS (the API's AUTH_CACHE_TTL_MS, its default unless set), BENCH_API_ENTRY (another build's server.js, to compare
+ * BENCH_AUTH_CACHE_TTL_MS (the API's AUTH_CACHE_TTL_MS, its default unless set), BENCH_UPLOAD_IMAGE (`photo`: the
+ * uploads scenario sends a photo-like JPEG instead of a noise PNG), BENCH_API_ENTRY (another build's server.js, to compare
  * before and after a change), MONGODB_URI (a server to use instead of the embedded one;
  * the benchmark writes into a database of its own there and drops it at the end).
  */
@@ -547,12 +548,18 @@ async function main() {
     // ------------------------------------------------------------------ 50 concurrent 2 MB uploads
     if (wanted('uploads')) {
       const sharp = require('sharp');
-      // noise does not compress: 830×830 RGB at compression level 0 is just under the 2 MB limit
-      const png = await sharp({
-        create: { width: 830, height: 830, channels: 3, noise: { type: 'gaussian', mean: 128, sigma: 60 } },
-      })
-        .png({ compressionLevel: 0 })
-        .toBuffer();
+      const photo = env.BENCH_UPLOAD_IMAGE === 'photo';
+      // noise does not compress: 830×830 RGB at compression level 0 is just under the 2 MB limit; or a
+      // photo-like 3000×2000 JPEG of about as many bytes (bench/lib/photo.js)
+      const png = photo
+        ? await require('./lib/photo').photoLikeJpeg()
+        : await sharp({
+            create: { width: 830, height: 830, channels: 3, noise: { type: 'gaussian', mean: 128, sigma: 60 } },
+          })
+            .png({ compressionLevel: 0 })
+            .toBuffer();
+      const [mimeType, fileName] = photo ? ['image/jpeg', 'banner.jpg'] : ['image/png', 'banner.png'];
+      const uploadMs = [];
       const before = currentRssKb(/** @type {number} */ (api.child.pid));
       const peak = peakRssFrom(api.child.pid);
       const uploadStarted = Date.now();
@@ -561,7 +568,8 @@ async function main() {
           const form = new FormData();
           form.set('title', `Bench upload ${i} ${Date.now()}`);
           form.set('content', '<p>An uploaded banner.</p>');
-          form.set('banner_image', new Blob([png], { type: 'image/png' }), 'banner.png');
+          form.set('banner_image', new Blob([png], { type: mimeType }), fileName);
+          const sent = Date.now();
           const response = await fetch(`${apiUrl}/api/v1/blogs/`, {
             method: 'POST',
             headers: auth(adminToken),
@@ -569,10 +577,18 @@ async function main() {
             signal: AbortSignal.timeout(120_000),
           });
           await response.arrayBuffer();
+          uploadMs.push(Date.now() - sent);
           return response.status;
         }),
       );
       const peakKb = peak();
+      // bytes on disk: the stored banners beside their variants (`<banner>.<width>w.webp`)
+      const stored = fs.readdirSync(path.join(uploadsDir, 'banners')).map((name) => ({
+        variant: /\.\d+w\.webp$/.test(name),
+        bytes: fs.statSync(path.join(uploadsDir, 'banners', name)).size,
+      }));
+      const bytesOf = (variant) =>
+        stored.filter((file) => file.variant === variant).reduce((sum, f) => sum + f.bytes, 0);
       results.checks.uploads = {
         count: 50,
         fileBytes: png.length,
@@ -582,9 +598,15 @@ async function main() {
         peakRssKb: peakKb,
         riseMb: before && peakKb ? (peakKb - before) / 1024 : undefined,
         seconds: (Date.now() - uploadStarted) / 1000,
+        image: photo ? 'photo' : 'noise',
+        uploadMsMedian: median(uploadMs),
+        uploadMsMax: Math.max(...uploadMs),
+        bannerBytes: bytesOf(false),
+        variantBytes: bytesOf(true),
       };
+      const { uploads } = results.checks;
       log(
-        `uploads: 50 × ${(png.length / 1048576).toFixed(2)} MB at once: ${results.checks.uploads.created} created, RSS ${(before / 1024).toFixed(0)} → peak ${(peakKb / 1024).toFixed(0)} MB (+${results.checks.uploads.riseMb?.toFixed(0)} MB, target < 150)`,
+        `uploads: 50 × ${(png.length / 1048576).toFixed(2)} MB ${uploads.image} at once: ${uploads.created} created in ${uploads.seconds.toFixed(1)} s (each ${uploads.uploadMsMedian} ms median, ${uploads.uploadMsMax} ms max), RSS ${(before / 1024).toFixed(0)} → peak ${(peakKb / 1024).toFixed(0)} MB (+${uploads.riseMb?.toFixed(0)} MB, target < 150); stored ${(uploads.bannerBytes / 1048576).toFixed(1)} MB of banners, ${(uploads.variantBytes / 1048576).toFixed(1)} MB of variants`,
       );
     }
   } finally {

@@ -52,7 +52,7 @@ describe('POST /blogs/', () => {
         publishedAt: null,
         likedByMe: false,
       });
-      expect(Object.keys(blog.banner)).toEqual(['url', 'width', 'height']);
+      expect(Object.keys(blog.banner)).toEqual(['url', 'width', 'height', 'variants']);
 
       const served = await request(ctx.app).get(new URL(blog.banner.url).pathname); // the uploads folder, outside the API
       expect(served.status).toBe(200);

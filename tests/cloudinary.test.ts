@@ -23,20 +23,29 @@ afterEach(() => cloud.failWith(0));
 afterAll(() => cloud.close());
 
 describe('banners on Cloudinary', () => {
-  it('uploads the banner with a valid signature into the folder and keeps the secure URL', async () => {
-    const banner = await makeImage('webp', 120, 90);
+  it('uploads the banner once, with a valid signature, into the folder; its variants are transformation URLs of it', async () => {
+    const uploadsBefore = cloud.uploads.length;
+    const banner = await makeImage('webp', 700, 350);
     const blog = await createBlog(ctx.app, admin, { banner, filename: 'b.webp' });
 
+    expect(cloud.uploads.length).toBe(uploadsBefore + 1);
     const upload = cloud.uploads.at(-1)!;
     // what goes up is the banner re-encoded from its pixels (no metadata), not the uploaded bytes
     expect(upload).toMatchObject({ folder: 'test-banners', bytes: expect.any(Number), format: 'webp' });
     expect(upload.bytes).toBeGreaterThan(0);
+    const base = `https://res.cloudinary.com/${cloud.cloudName}/image/upload`;
+    const version = /\/v(\d+)\//.exec((blog.banner as { url: string }).url)?.[1];
+    const variant = (width: number, height: number) => ({
+      url: `${base}/c_limit,f_webp,w_${width}/v${version}/${upload.publicId}`,
+      width,
+      height,
+      format: 'webp',
+    });
     expect(blog.banner).toEqual({
-      url: expect.stringMatching(
-        new RegExp(`^https://res\\.cloudinary\\.com/${cloud.cloudName}/image/upload/v\\d+/${upload.publicId}\\.webp$`),
-      ),
-      width: 120,
-      height: 90,
+      url: `${base}/v${version}/${upload.publicId}.webp`,
+      width: 700,
+      height: 350,
+      variants: [variant(320, 160), variant(640, 320), variant(700, 350)],
     });
   });
 

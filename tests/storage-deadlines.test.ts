@@ -173,6 +173,8 @@ describe('orphan banner sweep', () => {
       data: await makeImage('png'),
       extension: 'png',
       mimeType: 'image/png',
+      width: 64,
+      height: 48,
       baseUrl: 'http://x',
     });
     const log = captureLog();
@@ -211,7 +213,8 @@ describe('orphan banner sweep', () => {
     writeFileSync(path.join(directory, 'README.txt'), 'not ours');
     const twoHoursAgo = new Date(Date.now() - 2 * 60 * 60_000);
     utimesSync(path.join(directory, orphan), twoHoursAgo, twoHoursAgo);
-    utimesSync(path.join(directory, keptKey), twoHoursAgo, twoHoursAgo);
+    const keptVariant = `${keptKey}.64w.webp`; // kept as long as its banner is
+    for (const name of [keptKey, keptVariant]) utimesSync(path.join(directory, name), twoHoursAgo, twoHoursAgo);
 
     const swept = await createReconciliationService({
       storage,
@@ -220,6 +223,6 @@ describe('orphan banner sweep', () => {
     }).sweepOrphanBanners(60 * 60_000);
 
     expect(swept.removed).toEqual([orphan]);
-    expect(readdirSync(directory).sort()).toEqual([fresh, keptKey, 'README.txt'].sort());
+    expect(readdirSync(directory).sort()).toEqual([fresh, keptKey, keptVariant, 'README.txt'].sort());
   });
 });

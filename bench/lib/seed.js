@@ -146,6 +146,13 @@ async function seedBlogs(db, userIds, from, to) {
           width: 1200,
           height: 630,
           key: `${_id}.png`,
+          // as the API stores them beside the banner (src/services/storage/local-storage.ts)
+          variants: [320, 640, 1200].map((width) => ({
+            url: `http://localhost:3000/uploads/banners/${_id}.png.${width}w.webp`,
+            width,
+            height: Math.round((630 * width) / 1200),
+            format: 'webp',
+          })),
         },
         author: userIds[Math.floor(random() * ADMINS)],
         viewsCount: Math.floor(random() * 1000),

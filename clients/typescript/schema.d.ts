@@ -791,7 +791,27 @@ export interface components {
          *       "banner": {
          *         "url": "http://localhost:3000/uploads/banners/6b03359a.webp",
          *         "width": 1200,
-         *         "height": 630
+         *         "height": 630,
+         *         "variants": [
+         *           {
+         *             "url": "http://localhost:3000/uploads/banners/6b03359a.webp.320w.webp",
+         *             "width": 320,
+         *             "height": 168,
+         *             "format": "webp"
+         *           },
+         *           {
+         *             "url": "http://localhost:3000/uploads/banners/6b03359a.webp.640w.webp",
+         *             "width": 640,
+         *             "height": 336,
+         *             "format": "webp"
+         *           },
+         *           {
+         *             "url": "http://localhost:3000/uploads/banners/6b03359a.webp.1200w.webp",
+         *             "width": 1200,
+         *             "height": 630,
+         *             "format": "webp"
+         *           }
+         *         ]
          *       },
          *       "author": {
          *         "_id": "6b03359a24f41420bf3bfc3f",
@@ -833,6 +853,15 @@ export interface components {
                 url: string;
                 width: number;
                 height: number;
+                /** @description The banner resized, narrowest first, for `srcset` (`url` + " " + `width` + "w"); empty for a banner stored before variants until `npm run banners:backfill` makes them */
+                variants?: {
+                    /** Format: uri */
+                    url: string;
+                    width: number;
+                    height: number;
+                    /** @enum {string} */
+                    format: "webp";
+                }[];
             };
             /** @description The full User for admin viewers; a PublicUser (no email) for everyone else */
             author: components["schemas"]["User"] | components["schemas"]["PublicUser"];
@@ -873,7 +902,27 @@ export interface components {
          *       "banner": {
          *         "url": "http://localhost:3000/uploads/banners/6b03359a.webp",
          *         "width": 1200,
-         *         "height": 630
+         *         "height": 630,
+         *         "variants": [
+         *           {
+         *             "url": "http://localhost:3000/uploads/banners/6b03359a.webp.320w.webp",
+         *             "width": 320,
+         *             "height": 168,
+         *             "format": "webp"
+         *           },
+         *           {
+         *             "url": "http://localhost:3000/uploads/banners/6b03359a.webp.640w.webp",
+         *             "width": 640,
+         *             "height": 336,
+         *             "format": "webp"
+         *           },
+         *           {
+         *             "url": "http://localhost:3000/uploads/banners/6b03359a.webp.1200w.webp",
+         *             "width": 1200,
+         *             "height": 630,
+         *             "format": "webp"
+         *           }
+         *         ]
          *       },
          *       "author": {
          *         "_id": "6b03359a24f41420bf3bfc3f",
@@ -913,6 +962,15 @@ export interface components {
                 url: string;
                 width: number;
                 height: number;
+                /** @description The banner resized, narrowest first, for `srcset` (`url` + " " + `width` + "w"); empty for a banner stored before variants until `npm run banners:backfill` makes them */
+                variants?: {
+                    /** Format: uri */
+                    url: string;
+                    width: number;
+                    height: number;
+                    /** @enum {string} */
+                    format: "webp";
+                }[];
             };
             /** @description The full User for admin viewers; a PublicUser (no email) for everyone else */
             author: components["schemas"]["User"] | components["schemas"]["PublicUser"];
@@ -2417,7 +2475,27 @@ export interface operations {
                      *           "banner": {
                      *             "url": "http://localhost:3000/uploads/banners/6b03359a.webp",
                      *             "width": 1200,
-                     *             "height": 630
+                     *             "height": 630,
+                     *             "variants": [
+                     *               {
+                     *                 "url": "http://localhost:3000/uploads/banners/6b03359a.webp.320w.webp",
+                     *                 "width": 320,
+                     *                 "height": 168,
+                     *                 "format": "webp"
+                     *               },
+                     *               {
+                     *                 "url": "http://localhost:3000/uploads/banners/6b03359a.webp.640w.webp",
+                     *                 "width": 640,
+                     *                 "height": 336,
+                     *                 "format": "webp"
+                     *               },
+                     *               {
+                     *                 "url": "http://localhost:3000/uploads/banners/6b03359a.webp.1200w.webp",
+                     *                 "width": 1200,
+                     *                 "height": 630,
+                     *                 "format": "webp"
+                     *               }
+                     *             ]
                      *           },
                      *           "author": {
                      *             "_id": "6b03359a24f41420bf3bfc3f",
@@ -2513,7 +2591,27 @@ export interface operations {
                      *         "banner": {
                      *           "url": "http://localhost:3000/uploads/banners/6b03359a.webp",
                      *           "width": 1200,
-                     *           "height": 630
+                     *           "height": 630,
+                     *           "variants": [
+                     *             {
+                     *               "url": "http://localhost:3000/uploads/banners/6b03359a.webp.320w.webp",
+                     *               "width": 320,
+                     *               "height": 168,
+                     *               "format": "webp"
+                     *             },
+                     *             {
+                     *               "url": "http://localhost:3000/uploads/banners/6b03359a.webp.640w.webp",
+                     *               "width": 640,
+                     *               "height": 336,
+                     *               "format": "webp"
+                     *             },
+                     *             {
+                     *               "url": "http://localhost:3000/uploads/banners/6b03359a.webp.1200w.webp",
+                     *               "width": 1200,
+                     *               "height": 630,
+                     *               "format": "webp"
+                     *             }
+                     *           ]
                      *         },
                      *         "author": {
                      *           "_id": "6b03359a24f41420bf3bfc3f",
@@ -2656,7 +2754,27 @@ export interface operations {
                      *           "banner": {
                      *             "url": "http://localhost:3000/uploads/banners/6b03359a.webp",
                      *             "width": 1200,
-                     *             "height": 630
+                     *             "height": 630,
+                     *             "variants": [
+                     *               {
+                     *                 "url": "http://localhost:3000/uploads/banners/6b03359a.webp.320w.webp",
+                     *                 "width": 320,
+                     *                 "height": 168,
+                     *                 "format": "webp"
+                     *               },
+                     *               {
+                     *                 "url": "http://localhost:3000/uploads/banners/6b03359a.webp.640w.webp",
+                     *                 "width": 640,
+                     *                 "height": 336,
+                     *                 "format": "webp"
+                     *               },
+                     *               {
+                     *                 "url": "http://localhost:3000/uploads/banners/6b03359a.webp.1200w.webp",
+                     *                 "width": 1200,
+                     *                 "height": 630,
+                     *                 "format": "webp"
+                     *               }
+                     *             ]
                      *           },
                      *           "author": {
                      *             "_id": "6b03359a24f41420bf3bfc3f",
@@ -2727,7 +2845,27 @@ export interface operations {
                      *         "banner": {
                      *           "url": "http://localhost:3000/uploads/banners/6b03359a.webp",
                      *           "width": 1200,
-                     *           "height": 630
+                     *           "height": 630,
+                     *           "variants": [
+                     *             {
+                     *               "url": "http://localhost:3000/uploads/banners/6b03359a.webp.320w.webp",
+                     *               "width": 320,
+                     *               "height": 168,
+                     *               "format": "webp"
+                     *             },
+                     *             {
+                     *               "url": "http://localhost:3000/uploads/banners/6b03359a.webp.640w.webp",
+                     *               "width": 640,
+                     *               "height": 336,
+                     *               "format": "webp"
+                     *             },
+                     *             {
+                     *               "url": "http://localhost:3000/uploads/banners/6b03359a.webp.1200w.webp",
+                     *               "width": 1200,
+                     *               "height": 630,
+                     *               "format": "webp"
+                     *             }
+                     *           ]
                      *         },
                      *         "author": {
                      *           "_id": "6b03359a24f41420bf3bfc3f",
@@ -2844,7 +2982,27 @@ export interface operations {
                      *         "banner": {
                      *           "url": "http://localhost:3000/uploads/banners/6b03359a.webp",
                      *           "width": 1200,
-                     *           "height": 630
+                     *           "height": 630,
+                     *           "variants": [
+                     *             {
+                     *               "url": "http://localhost:3000/uploads/banners/6b03359a.webp.320w.webp",
+                     *               "width": 320,
+                     *               "height": 168,
+                     *               "format": "webp"
+                     *             },
+                     *             {
+                     *               "url": "http://localhost:3000/uploads/banners/6b03359a.webp.640w.webp",
+                     *               "width": 640,
+                     *               "height": 336,
+                     *               "format": "webp"
+                     *             },
+                     *             {
+                     *               "url": "http://localhost:3000/uploads/banners/6b03359a.webp.1200w.webp",
+                     *               "width": 1200,
+                     *               "height": 630,
+                     *               "format": "webp"
+                     *             }
+                     *           ]
                      *         },
                      *         "author": {
                      *           "_id": "6b03359a24f41420bf3bfc3f",

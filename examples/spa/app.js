@@ -72,11 +72,24 @@ if (resetToken) {
   });
 }
 
-// A blog card: its title, and its tags as buttons listing that tag's posts.
+// The banner as a responsive image: the browser picks the variant the layout needs (at most the column's
+// 40rem); a blog stored before variants has none, and shows its one banner.
+function bannerImage({ url, width, height, variants = [] }) {
+  const image = Object.assign(document.createElement('img'), { alt: '', width, height });
+  if (variants.length > 0) {
+    image.srcset = variants.map((variant) => `${variant.url} ${variant.width}w`).join(', ');
+    image.sizes = '(max-width: 42rem) calc(100vw - 2rem), 40rem';
+  }
+  image.src = url;
+  return image;
+}
+
+// A blog card: its title, its tags as buttons listing that tag's posts, and its banner.
 function blogItem(blog) {
   const item = document.createElement('li');
   item.append(Object.assign(document.createElement('span'), { className: 'title', textContent: blog.title }));
   for (const tag of blog.tags) item.append(' ', tagButton(tag));
+  item.append(bannerImage(blog.banner));
   return item;
 }
 

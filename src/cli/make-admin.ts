@@ -12,11 +12,10 @@
  * the local database takes one process at a time).
  */
 import { ConfigError } from '../config';
-import { DEVELOPMENT_DATA_DIR, DEVELOPMENT_SECRETS_FILE, loadProcessConfig } from '../config/process';
-import { startLocalDatabase, type LocalDatabase } from '../dev/local-database';
-import { connectDatabase, disconnectDatabase } from '../lib/database';
+import { DEVELOPMENT_SECRETS_FILE, loadProcessConfig } from '../config/process';
 import { announceAuthChangeOnce } from '../lib/redis';
 import { UserModel } from '../models/user.model';
+import { withCommandDatabase } from './database';
 
 const USAGE = 'usage: npm run make-admin -- <email of an existing account>';
 
@@ -37,26 +36,15 @@ async function main(argv: string[]): Promise<void> {
   const email = argv[0];
   if (!email || argv.length > 1 || !email.includes('@')) throw new Error(USAGE);
   const { config } = loadProcessConfig({ developmentSecretsFile: DEVELOPMENT_SECRETS_FILE });
-  let localDatabase: LocalDatabase | undefined;
-  let uri = config.mongodb.uri;
-  if (!uri) {
-    localDatabase = await startLocalDatabase({ persistent: true, dataDir: DEVELOPMENT_DATA_DIR, log: () => undefined });
-    uri = localDatabase.uri;
-  }
-  try {
-    await connectDatabase({ uri, serverApi: config.mongodb.serverApi });
-    const { redisUrl } = config;
-    const announce = async (userId: string) => {
-      if (redisUrl && !(await announceAuthChangeOnce(redisUrl, userId)))
-        process.stderr.write(
-          'make-admin: Redis did not take the announcement; instances see the new role within AUTH_CACHE_TTL_MS\n',
-        );
-    };
-    process.stdout.write(`${await makeAdmin(email, announce)}\n`);
-  } finally {
-    await disconnectDatabase();
-    await localDatabase?.stop();
-  }
+  const { redisUrl } = config;
+  const announce = async (userId: string) => {
+    if (redisUrl && !(await announceAuthChangeOnce(redisUrl, userId)))
+      process.stderr.write(
+        'make-admin: Redis did not take the announcement; instances see the new role within AUTH_CACHE_TTL_MS\n',
+      );
+  };
+  const said = await withCommandDatabase(config, () => makeAdmin(email, announce));
+  process.stdout.write(`${said}\n`);
 }
 
 main(process.argv.slice(2)).then(

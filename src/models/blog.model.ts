@@ -8,6 +8,7 @@ import { maxCharacters } from './text-limits';
 import { cardOf } from '../lib/plain-text';
 
 import {
+  BANNER_VARIANT_FORMATS,
   BLOG_LIMITS,
   BLOG_STATUSES,
   BlogCardSchema,
@@ -39,6 +40,20 @@ const blogSchema = new Schema(
       height: { type: Number, required: true },
       // the storage's own name for the file, needed to delete it; never serialised
       key: { type: String, required: true },
+      // the banner resized (services/banner-image.ts renderVariants); absent on blogs stored before them
+      // until `npm run banners:backfill`
+      variants: {
+        type: [
+          {
+            _id: false,
+            url: { type: String, required: true },
+            width: { type: Number, required: true },
+            height: { type: Number, required: true },
+            format: { type: String, enum: BANNER_VARIANT_FORMATS, required: true },
+          },
+        ],
+        default: undefined,
+      },
     },
     // index: GET /blogs/user/{userId} and account deletion find blogs by author
     author: { type: Schema.Types.ObjectId, ref: 'User', required: true, index: true },
@@ -84,6 +99,7 @@ blogSchema.index({ author: 1, status: 1, publishedAt: -1, _id: -1 });
 /** Fields of the view that are not stored but worked out per viewer. */
 const PER_VIEWER = ['likedByMe'];
 const STORED_VIEW_KEYS = keysOf(BlogSchema).filter((key) => !PER_VIEWER.includes(key));
+const BannerSchema = BlogSchema.properties.banner;
 
 /** The fields blogView() reads: a projection for lean reads of blogs that are to be shown. */
 export const BLOG_VIEW_FIELDS = STORED_VIEW_KEYS.join(' ');
@@ -114,10 +130,14 @@ export function blogCardView(blog: Record<string, unknown>, author: unknown, lik
 
 /**
  * A blog written before tags and cards shows no tags, and (until the start-up backfill of
- * models/blog.migrations.ts reaches it) its card fields worked out on the spot when its content was read.
+ * models/blog.migrations.ts reaches it) its card fields worked out on the spot when its content was read;
+ * one written before banner variants shows an empty list of them.
  */
 function olderFields(blog: Record<string, unknown>): Record<string, unknown> {
   const older: Record<string, unknown> = blog.tags ? {} : { tags: [] };
+  // a banner stored before variants shows none (the same shape for every blog) until the backfill's turn
+  const banner = blog.banner as { variants?: unknown } | undefined;
+  if (banner && !banner.variants) older.banner = viewOf(BannerSchema, { ...banner, variants: [] });
   if (blog.excerpt === undefined || blog.readingTime === undefined)
     Object.assign(older, typeof blog.content === 'string' ? cardOf(blog.content) : { excerpt: '', readingTime: 1 });
   return older;

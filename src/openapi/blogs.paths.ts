@@ -45,7 +45,17 @@ const exampleBlog = {
   excerpt: 'First post',
   readingTime: 1,
   tags: ['news'],
-  banner: { url: 'http://localhost:3000/uploads/banners/6b03359a.webp', width: 1200, height: 630 },
+  banner: {
+    url: 'http://localhost:3000/uploads/banners/6b03359a.webp',
+    width: 1200,
+    height: 630,
+    variants: [320, 640, 1200].map((width) => ({
+      url: `http://localhost:3000/uploads/banners/6b03359a.webp.${width}w.webp`,
+      width,
+      height: Math.round((630 * width) / 1200),
+      format: 'webp',
+    })),
+  },
   author: examplePublicUser,
   viewsCount: 0,
   likesCount: 0,

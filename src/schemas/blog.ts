@@ -43,6 +43,13 @@ export const BANNER_LIMITS = {
   pixels: 50_000_000,
 } as const;
 
+/**
+ * The widths a banner is also served in (never wider than the banner itself, which is served in its own
+ * width too), and their encoding: WebP only, as AVIF is too slow to encode here (bench/README.md).
+ */
+export const BANNER_VARIANT_WIDTHS = [320, 640, 1280] as const;
+export const BANNER_VARIANT_FORMATS = ['webp'] as const;
+
 /** The multipart field that carries a blog's banner image. */
 export const BANNER_FIELD = 'banner_image';
 
@@ -60,6 +67,18 @@ export const SANITISED_HTML =
 export const CountSchema = Type.Integer({ minimum: 0 });
 
 // ---- the view ---------------------------------------------------------------------------------------
+
+/** One size of a banner, never wider than the banner. */
+export const BannerVariantSchema = Type.Object(
+  {
+    url: Type.String({ format: 'uri' }),
+    width: Type.Integer({ minimum: 1 }),
+    height: Type.Integer({ minimum: 1 }),
+    format: stringEnum(BANNER_VARIANT_FORMATS),
+  },
+  { additionalProperties: false },
+);
+export type BannerVariant = Static<typeof BannerVariantSchema>;
 
 export const BlogSchema = Type.Object(
   {
@@ -82,6 +101,12 @@ export const BlogSchema = Type.Object(
         url: Type.String({ format: 'uri' }),
         width: Type.Integer({ minimum: 1 }),
         height: Type.Integer({ minimum: 1 }),
+        variants: Type.Optional(
+          Type.Array(BannerVariantSchema, {
+            description:
+              'The banner resized, narrowest first, for `srcset` (`url` + " " + `width` + "w"); empty for a banner stored before variants until `npm run banners:backfill` makes them',
+          }),
+        ),
       },
       { additionalProperties: false },
     ),

@@ -96,8 +96,8 @@ export function pageOf<K extends string, T extends TSchema>(items: K, item: T) {
 
 /**
  * A view as the API shows it, built from a document's toJSON result or a lean read alike: exactly the
- * view's fields in the view's order (inline objects such as a banner picked the same way, so a storage
- * key or __v never leaves), `defaults` for fields older records may lack, `given` for what the caller
+ * view's fields in the view's order (inline objects such as a banner, and arrays of them, picked the same
+ * way, so a storage key or __v never leaves), `defaults` for fields older records may lack, `given` for what the caller
  * shaped already (an author as the viewer may see them).
  */
 export function viewOf<T extends TObject>(
@@ -111,6 +111,8 @@ export function viewOf<T extends TObject>(
     if (key in given) picked[key] = given[key];
     else if (schema.type === 'object' && schema.properties && source[key] && typeof source[key] === 'object')
       picked[key] = viewOf(schema as TObject, source[key] as Record<string, unknown>);
+    else if (schema.type === 'array' && schema.items?.properties && Array.isArray(source[key]))
+      picked[key] = (source[key] as Record<string, unknown>[]).map((item) => viewOf(schema.items as TObject, item));
     else picked[key] = source[key] ?? defaults[key];
   }
   return picked as Static<T>;

@@ -25,7 +25,7 @@ import { LikeModel } from '../models/like.model';
 import { USER_VIEW_FIELDS, UserModel, userView } from '../models/user.model';
 import type { BannerImage } from './banner-image';
 import { slugBaseFromTitle } from './blog-content';
-import type { BannerStorage, StoredFile } from './storage';
+import type { BannerStorage } from './storage';
 import type { AccountService } from './account.service';
 import { ignoreEvents, type EventRecorder } from './events';
 import { authorView, canReadDrafts, visibleTo, type Viewer } from './viewer';
@@ -95,13 +95,18 @@ interface BlogServiceDeps {
 }
 
 export function createBlogService({ storage, logger, accounts, events = ignoreEvents }: BlogServiceDeps) {
-  async function storeBanner({
-    data,
-    image,
-    baseUrl,
-  }: BannerInput): Promise<StoredFile & { width: number; height: number }> {
-    const stored = await storage.save({ data, extension: image.extension, mimeType: image.mimeType, baseUrl });
-    return { ...stored, width: image.width, height: image.height };
+  /** The banner with its variants, as the blog records it. */
+  async function storeBanner({ data, image, baseUrl }: BannerInput) {
+    const { width, height } = image;
+    const stored = await storage.save({
+      data,
+      extension: image.extension,
+      mimeType: image.mimeType,
+      width,
+      height,
+      baseUrl,
+    });
+    return { ...stored, width, height };
   }
 
   /** Deletes a file whose record is already gone or never came to be; a failure only leaves an orphan file, so it is logged. */
@@ -246,7 +251,7 @@ export function createBlogService({ storage, logger, accounts, events = ignoreEv
     if (fields.status === 'published' && !blog.publishedAt) blog.publishedAt = new Date();
     const oldBannerKey = blog.banner?.key;
     const newBanner = banner && (await storeBanner(banner));
-    if (newBanner) blog.banner = newBanner;
+    if (newBanner) blog.set('banner', newBanner);
     try {
       // Only modified paths are written, so counters changed meanwhile by likes and views are kept.
       if (regenerateSlug) await saveWithUniqueSlug(blog, blog.title);

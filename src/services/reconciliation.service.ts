@@ -5,8 +5,8 @@
  * it also removes likes and comments whose blog is gone (a crash in the middle of deleting a blog).
  *
  * The orphan sweep removes banner files that no blog names (a crash between storing the file and the
- * record, an upload that succeeded after the API gave up), once they are older than `minAgeMs` so a
- * file whose blog is still being saved is never touched.
+ * record, an upload that succeeded after the API gave up), with their variants, once they are older than
+ * `minAgeMs` so a file whose blog is still being saved is never touched.
  *
  * Run at start-up in the background, every RECONCILE_INTERVAL_MS, and by `npm run reconcile`.
  */
@@ -134,10 +134,15 @@ async function sweepOrphanBanners(
     return { filesChecked: files.length, removed };
   }
   const named = new Set((await BlogModel.distinct('banner.key')).map(String));
+  const gone = new Set<string>();
   for (const file of oldEnough) {
+    // a variant file lives as long as its banner: removed with it, or on its own when the banner is gone
+    const banner = file.of ?? file.key;
+    if (gone.has(banner)) continue;
     // read again right before deleting: a blog saved meanwhile may name it now
-    if (named.has(file.key) || (await BlogModel.exists({ 'banner.key': file.key }))) continue;
+    if (named.has(banner) || (await BlogModel.exists({ 'banner.key': banner }))) continue;
     await storage.remove(file.key);
+    if (!file.of) gone.add(file.key);
     removed.push(file.key);
     logger.warn(`orphan sweep: removed banner ${file.key} (stored ${file.storedAt.toISOString()}, named by no blog)`);
   }

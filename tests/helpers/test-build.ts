@@ -16,6 +16,7 @@ const BUILD_DIR = path.join(PROJECT_ROOT, '.cache', 'test-build');
 const ENTRY_POINTS = [
   path.join('src', 'server.ts'),
   path.join('src', 'cli', 'make-admin.ts'),
+  path.join('src', 'cli', 'backfill-banners.ts'),
   path.join('tools', 'typed-client', 'generate.ts'),
 ];
 

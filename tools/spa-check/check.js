@@ -4,9 +4,10 @@
  * Chromium (Debian's package, driven by playwright-core), its static server on one port and the built API
  * (tools/lib/server.js, `npm run build` first) on another, CORS_ORIGINS listing the SPA's origins.
  *
- * same-site  SPA http://localhost:P1, API http://localhost:P2: register, read the blog list and filter it
- *            by a tag, reload (the in-memory access token is gone: 401, refresh through the cookie,
- *            retry), log out.
+ * same-site  SPA http://localhost:P1, API http://localhost:P2, a phone-wide window: register, read the blog
+ *            list (its banner's `srcset`: the browser fetches a variant, not the 1600-pixel banner) and
+ *            filter it by a tag, reload (the in-memory access token is gone: 401, refresh through the
+ *            cookie, retry), log out.
  * cross-site SPA http://127.0.0.1:P1, API http://localhost:P2: register answers 201 but Chromium drops
  *            the SameSite cookie of a cross-site response, so refresh and logout answer 401
  *            "Refresh token required" and a reload signs the user out (docs/example-spa.md).
@@ -111,7 +112,7 @@ async function startApi(corsOrigins, mailEnv) {
   };
 }
 
-/** A published blog for the list, created as an admin through the API (Node's fetch, no browser). */
+/** Two published blogs for the list, created as an admin through the API (Node's fetch, no browser); their banners, newest first. */
 async function seedBlog(apiBaseUrl) {
   const call = async (pathname, init) => {
     const response = await fetch(`${apiBaseUrl}${pathname}`, { ...init, signal: AbortSignal.timeout(STEP_TIMEOUT_MS) });
@@ -125,10 +126,11 @@ async function seedBlog(apiBaseUrl) {
     headers: { 'Content-Type': 'application/json' },
     body: JSON.stringify({ ...ADMIN, role: 'admin' }),
   });
-  const banner = await sharp({ create: { width: 32, height: 24, channels: 3, background: '#3366cc' } })
+  const banner = await sharp({ create: { width: 1600, height: 900, channels: 3, background: '#3366cc' } })
     .png()
     .toBuffer();
-  // the older first: lists go newest first
+  // the older first: lists go newest first; the banners, newest first, as the list shows them
+  const banners = [];
   for (const [title, tags] of [
     [OTHER_TITLE, 'other'],
     [BLOG_TITLE, BLOG_TAG],
@@ -139,8 +141,14 @@ async function seedBlog(apiBaseUrl) {
     form.set('status', 'published');
     form.set('tags', tags);
     form.set('banner_image', new Blob([banner], { type: 'image/png' }), 'banner.png');
-    await call('/blogs/', { method: 'POST', headers: { Authorization: `Bearer ${accessToken}` }, body: form });
+    const { blog } = await call('/blogs/', {
+      method: 'POST',
+      headers: { Authorization: `Bearer ${accessToken}` },
+      body: form,
+    });
+    banners.unshift(blog.banner);
   }
+  return banners;
 }
 
 /**
@@ -179,6 +187,10 @@ async function openSpa(spaOrigin, name) {
   page.on('requestfailed', (request) =>
     problems.push(`request failed: ${request.url()} (${request.failure()?.errorText})`),
   );
+  const bannerRequests = [];
+  page.on('request', (request) => {
+    if (request.url().includes('/uploads/banners/')) bannerRequests.push(request.url());
+  });
   // Why Chromium refused a cookie, from the DevTools protocol (e.g. SameSiteStrict).
   const blockedCookies = [];
   const cdp = await context.newCDPSession(page);
@@ -250,6 +262,7 @@ async function openSpa(spaOrigin, name) {
     context,
     close: browser.close,
     problems,
+    bannerRequests,
     blockedCookies,
     refreshAnswers,
     expectCalls,
@@ -289,9 +302,35 @@ async function loadBlogs(spa, what) {
   expectEqual(await titlesListed(), [BLOG_TITLE], `${what}: the tag's posts listed`);
 }
 
-async function sameSite(spaOrigin, apiOrigin) {
+/**
+ * The first listed blog's banner, in a 360-pixel window: the browser chose from the `srcset` (the 640w
+ * variant covers 360 CSS pixels at the density 1 of headless Chromium), and fetched no banner file but
+ * variants of the listed blogs.
+ */
+async function expectBannerVariant(spa, banners) {
+  const shown = await spa.page
+    .waitForFunction(
+      () => {
+        const image = document.querySelector('#blogs img');
+        return image?.complete && image.naturalWidth > 0 && image.currentSrc;
+      },
+      undefined,
+      { timeout: STEP_TIMEOUT_MS },
+    )
+    .then((handle) => handle.jsonValue());
+  const first = banners[0].variants.map((variant) => variant.url);
+  const listed = banners.flatMap((banner) => banner.variants.map((variant) => variant.url));
+  if (!first.includes(shown) || spa.bannerRequests.some((url) => !listed.includes(url)))
+    throw new CheckFailure(
+      `same-site, banner: shown ${shown}, fetched ${JSON.stringify(spa.bannerRequests)}; expected variants only of ${JSON.stringify(listed)}`,
+    );
+  return banners[0].variants.find((variant) => variant.url === shown);
+}
+
+async function sameSite(spaOrigin, apiOrigin, banners) {
   const spa = await openSpa(spaOrigin, 'same-site');
   try {
+    await spa.page.setViewportSize({ width: 360, height: 740 });
     await spa.load();
     await spa.expectCalls([calls.current(401), calls.refresh(401)], 'first visit');
     await spa.expectState('signed-out', 'first visit');
@@ -311,6 +350,7 @@ async function sameSite(spaOrigin, apiOrigin) {
       throw new CheckFailure(`same-site, register: cookie SameSite=${cookie.sameSite}, expected Strict or Lax`);
 
     await loadBlogs(spa, 'same-site, blog list');
+    const variant = await expectBannerVariant(spa, banners);
 
     // A reload loses the access token (memory only): 401, refresh through the cookie, one retry.
     await spa.load();
@@ -330,7 +370,7 @@ async function sameSite(spaOrigin, apiOrigin) {
     await spa.expectState('signed-out', 'reload after logout');
     if (spa.problems.length > 0) throw new CheckFailure(`same-site: ${spa.problems.join('; ')}`);
     log(
-      `same-site: register 201 (cookie SameSite=${cookie.sameSite}), blog list and its tag filter, reload refreshed through the cookie (401, refresh 200, retry 200), logout 200`,
+      `same-site: register 201 (cookie SameSite=${cookie.sameSite}), blog list (360 px wide: the ${variant.width}w variant of the banner's ${banners[0].variants.length}) and its tag filter, reload refreshed through the cookie (401, refresh 200, retry 200), logout 200`,
     );
   } finally {
     await spa.close();
@@ -446,8 +486,8 @@ async function main() {
     const apiOrigin = `http://localhost:${api.port}`;
     spaServer = await startSpaServer({ apiBaseUrl: `${apiOrigin}/api/v1`, host: '127.0.0.1', port: spaPort });
     log(`API on ${apiOrigin}, SPA served on port ${spaPort}`);
-    await seedBlog(`http://127.0.0.1:${api.port}/api/v1`);
-    await sameSite(`http://localhost:${spaPort}`, apiOrigin);
+    const banners = await seedBlog(`http://127.0.0.1:${api.port}/api/v1`);
+    await sameSite(`http://localhost:${spaPort}`, apiOrigin, banners);
     await crossSite(`http://127.0.0.1:${spaPort}`, apiOrigin);
     await forgotPassword(`http://localhost:${spaPort}`, apiOrigin, mail);
   } finally {
@@ -456,7 +496,7 @@ async function main() {
     await mail.close();
   }
   log(
-    'passed (same-site: signed in, refreshed and logged out; cross-site: refresh 401 as documented; forgot: reset by the mailed link)',
+    'passed (same-site: signed in, a banner variant from srcset, refreshed and logged out; cross-site: refresh 401 as documented; forgot: reset by the mailed link)',
   );
 }
 

@@ -6,17 +6,23 @@
  * socket inactivity, which an answer trickling a byte at a time never reaches. Past the deadline the
  * upload's sockets are destroyed, and since the API chose the file's public_id, the file is deleted
  * in case Cloudinary stored it anyway (now, and once more later for an upload that lands late).
+ *
+ * The variants are not uploads but transformation URLs of the one upload (`…/image/upload/c_limit,f_webp,w_640/
+ * v<version>/<public_id>`): Cloudinary makes each on its first request, and deletes them with the upload.
  */
 import { randomBytes } from 'node:crypto';
 import http from 'node:http';
 import https from 'node:https';
 import { v2 as cloudinary, type UploadApiResponse } from 'cloudinary';
 import type { CloudinaryConfig } from '../../config';
+import type { BannerVariant } from '../../schemas/blog';
+import { variantSizes } from '../banner-image';
 import {
   StorageError,
   type BannerStorage,
   type BannerUpload,
   type ListedFile,
+  type StoredBanner,
   type StoredFile,
 } from './banner-storage';
 
@@ -40,6 +46,21 @@ export function createCloudinaryStorage(
     ...(settings.uploadPrefix ? { upload_prefix: settings.uploadPrefix } : {}),
   };
 
+  /** The variants as URLs of the upload `publicId` (of `version`, so a replaced file is never served from a cache). */
+  function variantsOf(publicId: string, version: string | undefined, width: number, height: number): BannerVariant[] {
+    return variantSizes(width, height).map((size) => ({
+      url: cloudinary.url(publicId, {
+        cloud_name: settings.cloudName,
+        secure: true,
+        ...(version ? { version } : {}),
+        transformation: [{ width: size.width, crop: 'limit', fetch_format: 'webp' }],
+        urlAnalytics: false,
+      }),
+      ...size,
+      format: 'webp',
+    }));
+  }
+
   async function remove(key: string): Promise<void> {
     let result: { result?: string };
     try {
@@ -58,11 +79,11 @@ export function createCloudinaryStorage(
   return {
     kind: `Cloudinary (cloud ${settings.cloudName}, folder ${settings.folder})`,
 
-    save({ data }: BannerUpload): Promise<StoredFile> {
+    save({ data, width, height }: BannerUpload): Promise<StoredFile & { variants: BannerVariant[] }> {
       const name = randomBytes(12).toString('hex');
       const publicId = settings.folder ? `${settings.folder}/${name}` : name;
       const agent = newAgent();
-      return new Promise<StoredFile>((resolve, reject) => {
+      return new Promise<StoredFile & { variants: BannerVariant[] }>((resolve, reject) => {
         let settled = false;
         const timer = setTimeout(() => {
           if (settled) return;
@@ -93,11 +114,19 @@ export function createCloudinaryStorage(
               reject(new StorageError('Cloudinary upload failed', { cause: error ?? result }));
               return;
             }
-            resolve({ url: result.secure_url, key: result.public_id });
+            resolve({
+              url: result.secure_url,
+              key: result.public_id,
+              variants: variantsOf(result.public_id, result.version?.toString(), width, height),
+            });
           },
         );
         stream.end(data);
       });
+    },
+
+    async addVariants({ key, url, width, height }: StoredBanner) {
+      return variantsOf(key, /\/v(\d+)\//.exec(url)?.[1], width, height);
     },
 
     remove,

@@ -10,5 +10,11 @@ export function createBannerStorage(storage: Config['storage']): BannerStorage {
     : createLocalStorage(storage.uploadsDir, { saveTimeoutMs: storage.saveTimeoutMs });
 }
 
-export { StorageError, type BannerStorage, type ListedFile, type StoredFile } from './banner-storage';
+export {
+  StorageError,
+  type BannerStorage,
+  type ListedFile,
+  type StoredBanner,
+  type StoredFile,
+} from './banner-storage';
 export { LOCAL_BANNERS_URL_PATH, localBannersDirectory } from './local-storage';
