@@ -72,6 +72,8 @@ const environmentSchema = z.object({
   ),
   // Anonymous reading of published blogs and their comments (an operator option; the interface requires a token).
   PUBLIC_READS: boolean(false),
+  // Development and tests only: webhooks may target http:// and loopback/private addresses.
+  WEBHOOKS_ALLOW_PRIVATE: boolean(false),
   // Reads may rely on a session check kept for this long (0: every request asks the database); docs/performance.md.
   AUTH_CACHE_TTL_MS: integer(5000, 0, 60_000),
   // PUT /users/current must carry current_password to change the password or email (the interface has no such field).
@@ -220,6 +222,7 @@ export interface Config {
   refreshCookie: { sameSite: 'strict' | 'lax' | 'none'; secure: boolean };
   /** Anonymous visitors may read published blogs and their comments (GET only); off by default. */
   publicReads: boolean;
+  webhooksAllowPrivate: boolean;
   /**
    * How long a GET or HEAD may rely on a session and user this instance checked before (0: off). A logout,
    * a role change or a deletion made elsewhere shows on such reads within this time; writes always check.
@@ -433,6 +436,7 @@ export function loadConfig(
     corsOrigins: cors.origins,
     refreshCookie: { sameSite: env.COOKIE_SAMESITE, secure: cookieSecure },
     publicReads: env.PUBLIC_READS,
+    webhooksAllowPrivate: env.WEBHOOKS_ALLOW_PRIVATE,
     authCacheTtlMs: env.AUTH_CACHE_TTL_MS,
     requireCurrentPassword: env.REQUIRE_CURRENT_PASSWORD,
     trustProxy: parseTrustProxy(env.TRUST_PROXY),
