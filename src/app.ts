@@ -29,6 +29,8 @@ import { DOCS_ASSETS_PATH } from './routes/v1/docs.routes';
 import { v1Routes } from './routes/v1';
 import { createAccountService } from './services/account.service';
 import { createBlogService } from './services/blog.service';
+import type { EventRecorder } from './services/events';
+import { createWebhookEventRecorder } from './services/webhook-events';
 import { createEngagementService } from './services/engagement.service';
 import { createSessionService } from './services/session.service';
 import {
@@ -42,6 +44,8 @@ import { createUserService } from './services/user.service';
 export interface AppDeps {
   config: Config;
   logger: Logger;
+  /** Where blog and comment writes are recorded for webhooks (default: the real recorder). */
+  events?: EventRecorder;
   /** Shared rate-limit store (Redis) for several instances; in-memory when absent. */
   rateLimitStore?: Store;
   /** Shared stores (Redis) for the failed-login counts, per account and per IP; in-memory when absent. */
@@ -100,6 +104,7 @@ export function createApp({
   metrics = createMetrics(),
   isLive = () => true,
   authChanges = new LocalAuthChanges(),
+  events = createWebhookEventRecorder(),
 }: AppDeps): Express {
   const app = express();
   app.disable('x-powered-by');
@@ -112,8 +117,8 @@ export function createApp({
     requireCurrentPassword: config.requireCurrentPassword,
   });
   const accounts = createAccountService({ authChanges });
-  const blogs = createBlogService({ storage, logger, accounts });
-  const engagement = createEngagementService({ blogs, accounts });
+  const blogs = createBlogService({ storage, logger, accounts, events });
+  const engagement = createEngagementService({ blogs, accounts, events });
 
   // Built once: the routes' 405 answers and the metrics' route templates both read it.
   const openApiDocument = buildOpenApiDocument();

@@ -5,6 +5,7 @@
  * pointing at something missing: files are stored before the record that names them, and removed after it.
  */
 import { randomBytes } from 'node:crypto';
+import { ignoreEvents, type DomainEvent, type EventName, type EventRecorder } from './events';
 import type { Types } from 'mongoose';
 import { NotFound } from '../errors/http-errors';
 import type { Logger } from '../lib/logger';
@@ -83,9 +84,23 @@ interface BlogServiceDeps {
   logger: Logger;
   /** The after-write check of the author's account. */
   accounts: Pick<AccountService, 'assertAccountActive'>;
+  /** Where publications, updates and deletions are recorded for webhooks. */
+  events?: EventRecorder;
 }
 
-export function createBlogService({ storage, logger, accounts }: BlogServiceDeps) {
+/** The event a blog's write makes: ids carry the write's time, so recording one write twice is a no-op. */
+function blogEvent(name: EventName, blogId: string, at: Date, payload: unknown): DomainEvent {
+  return { id: `${name}:${blogId}:${at.toISOString()}`, name, blogId, payload, occurredAt: at };
+}
+
+/** What an update announces: a publication, an unpublication, or a plain update. */
+function updateEventName(before: string, after: string): EventName {
+  if (before !== 'published' && after === 'published') return 'blog.published';
+  if (before === 'published' && after !== 'published') return 'blog.unpublished';
+  return 'blog.updated';
+}
+
+export function createBlogService({ storage, logger, accounts, events = ignoreEvents }: BlogServiceDeps) {
   async function storeBanner({
     data,
     image,
@@ -218,13 +233,17 @@ export function createBlogService({ storage, logger, accounts }: BlogServiceDeps
       throw error;
     }
     await accounts.assertAccountActive(author._id, () => deleteBlog(blog._id));
-    return (await present([blog.toObject()], author))[0];
+    const view = (await present([blog.toObject()], author))[0];
+    if (blog.status === 'published')
+      await events.record(blogEvent('blog.published', String(blog._id), blog.updatedAt ?? new Date(), view));
+    return view;
   }
 
   async function updateBlog(blogId: string, changes: BlogChanges, viewer: Viewer): Promise<BlogView> {
     const blog = await BlogModel.findById(blogId);
     if (!blog) throw new NotFound('Blog not found');
     const { banner, regenerateSlug, excerpt, ...fields } = changes;
+    const statusBefore = blog.status;
     for (const [field, value] of Object.entries(fields)) if (value !== undefined) blog.set(field, value);
     if (fields.content !== undefined || excerpt !== undefined)
       blog.set(cardFields(blog.content, excerpt, blog.customExcerpt ?? false));
@@ -241,7 +260,10 @@ export function createBlogService({ storage, logger, accounts }: BlogServiceDeps
       throw error;
     }
     if (newBanner && oldBannerKey) await discardBanner(oldBannerKey);
-    return (await present([blog.toObject()], viewer))[0];
+    const view = (await present([blog.toObject()], viewer))[0];
+    const name = updateEventName(statusBefore, blog.status);
+    await events.record(blogEvent(name, String(blog._id), blog.updatedAt ?? new Date(), view));
+    return view;
   }
 
   /** Removes the blog first (it disappears at once), then what hangs off it: comments, likes, the banner file. */
@@ -250,6 +272,9 @@ export function createBlogService({ storage, logger, accounts }: BlogServiceDeps
     if (!blog) throw new NotFound('Blog not found');
     await Promise.all([CommentModel.deleteMany({ blog: blog._id }), LikeModel.deleteMany({ blog: blog._id })]);
     if (blog.banner?.key) await discardBanner(blog.banner.key);
+    await events.record(
+      blogEvent('blog.deleted', String(blog._id), new Date(), { _id: String(blog._id), slug: blog.slug }),
+    );
   }
 
   /** Account deletion: every blog the user wrote goes, with its comments, likes and banner. */

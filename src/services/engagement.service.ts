@@ -4,6 +4,7 @@
  * really happened, so `likesCount` and `commentsCount` stay equal to the records under concurrency.
  */
 import type { Types } from 'mongoose';
+import { ignoreEvents, type DomainEvent, type EventName, type EventRecorder } from './events';
 import { BadRequest, NotFound } from '../errors/http-errors';
 import { isDuplicateKeyError } from '../lib/mongo-errors';
 import { incrementBlogCounter } from '../models/blog.model';
@@ -23,9 +24,17 @@ interface BlogSummary {
 interface EngagementServiceDeps {
   blogs: Pick<BlogService, 'findVisibleBlog'>;
   accounts: Pick<AccountService, 'assertAccountActive'>;
+  /** Where comments' creation and deletion are recorded for webhooks. */
+  events?: EventRecorder;
 }
 
-export function createEngagementService({ blogs, accounts }: EngagementServiceDeps) {
+/** A comment's event; its id carries the comment's id, which occurs once per creation and deletion. */
+function commentEvent(name: EventName, comment: CommentDocument, payload: unknown): DomainEvent {
+  const at = name === 'comment.created' ? (comment.createdAt ?? new Date()) : new Date();
+  return { id: `${name}:${String(comment._id)}`, name, blogId: String(comment.blog), payload, occurredAt: at };
+}
+
+export function createEngagementService({ blogs, accounts, events = ignoreEvents }: EngagementServiceDeps) {
   /** Returns the new likes count. Liking twice is a 400: the unique index, not a prior read, decides. */
   async function likeBlog(blogId: string, viewer: Viewer): Promise<number> {
     const blog = await blogs.findVisibleBlog(blogId, viewer);
@@ -74,7 +83,9 @@ export function createEngagementService({ blogs, accounts }: EngagementServiceDe
     }
     await accounts.assertAccountActive(viewer._id, () => removeComment(comment));
     await comment.populate('author');
-    return presentComment(comment, viewer);
+    const view = presentComment(comment, viewer);
+    await events.record(commentEvent('comment.created', comment, view));
+    return view;
   }
 
   async function listComments(
@@ -127,6 +138,9 @@ export function createEngagementService({ blogs, accounts }: EngagementServiceDe
 
   async function deleteComment(comment: CommentDocument): Promise<void> {
     if (!(await removeComment(comment))) throw new NotFound('Comment not found');
+    await events.record(
+      commentEvent('comment.deleted', comment, { _id: String(comment._id), blog: String(comment.blog) }),
+    );
   }
 
   /** Deletes a comment and lowers the count, only if this call is the one that deleted it. */
