@@ -7,16 +7,11 @@ import { isPublicAddress } from '../src/lib/public-address';
 import { createWebhookEventRecorder } from '../src/services/webhook-events';
 import { createBlog } from './helpers/blogs';
 import { useTestApp } from './helpers/test-app';
-import { registerAdmin, registerUser, type SignedInUser } from './helpers/users';
 
 const ctx = useTestApp();
 const api = ctx.api;
-let admin: SignedInUser;
-let reader: SignedInUser;
-beforeAll(async () => {
-  admin = await registerAdmin(ctx.app);
-  reader = await registerUser(ctx.app);
-});
+const admin = ctx.signedInAdmin();
+const reader = ctx.signedInUser();
 
 const deliveriesFor = async (blogId: string) =>
   (await DeliveryModel.find({ blogId }).sort({ occurredAt: 1, _id: 1 }).lean()).map((delivery) => delivery.event);
