@@ -35,9 +35,10 @@ import { createAccountEmailService } from './services/account-email.service';
 import { createAccountService } from './services/account.service';
 import { createBlogService } from './services/blog.service';
 import { createCounterRepair, type CounterRepair } from './services/counter-repair';
+import { createWebhookEventRecorder } from './services/webhook-events';
 import { createEngagementService } from './services/engagement.service';
 import { createFeedService } from './services/feed.service';
-import { ignoreEvents, type EventRecorder } from './services/events';
+import type { EventRecorder } from './services/events';
 import { createSessionService } from './services/session.service';
 import {
   createBannerStorage,
@@ -79,7 +80,7 @@ export interface AppDeps {
   authChanges?: AuthChanges;
   /** Where blogs whose counters a failed write may have left off are recounted; one of this app's own when absent. */
   counterRepair?: CounterRepair;
-  /** Where blog and comment changes are recorded for webhooks (services/events.ts); ignored when absent. */
+  /** Where blog and comment changes are recorded for webhooks (services/events.ts); the real recorder when absent. */
   events?: EventRecorder;
 }
 
@@ -122,7 +123,7 @@ export function createApp({
   isLive = () => true,
   authChanges = new LocalAuthChanges(),
   counterRepair = createCounterRepair({ logger, settleMs: config.database.operationTimeoutMs }),
-  events = ignoreEvents,
+  events = createWebhookEventRecorder(),
 }: AppDeps): Express {
   const app = express();
   app.disable('x-powered-by');
@@ -137,7 +138,7 @@ export function createApp({
   });
   const accounts = createAccountService({ authChanges });
   const blogs = createBlogService({ storage, logger, accounts, events });
-  const engagement = createEngagementService({ blogs, accounts, counterRepair });
+  const engagement = createEngagementService({ blogs, accounts, counterRepair, events });
   const accountEmail = createAccountEmailService({
     mailer:
       mailer ??

@@ -30,13 +30,13 @@ import { createReconciliationService } from './services/reconciliation.service';
 import { createBannerStorage, type BannerStorage } from './services/storage';
 import { backfillUsernameKeys } from './models/user.migrations';
 import { backfillBlogCards } from './models/blog.migrations';
-import { ignoreEvents } from './services/events';
+import { createWebhookEventRecorder } from './services/webhook-events';
 import { createPublishScheduler } from './services/publish-scheduler';
 
 /** How often each instance looks for scheduled posts that came due: the bound on their lateness. */
 const PUBLISH_INTERVAL_MS = 5000;
-/** The app's and the scheduler's one recorder (the webhooks' store replaces it). */
-const EVENTS = ignoreEvents;
+/** The app's and the scheduler's one recorder: each event becomes a delivery per subscribed webhook. */
+const EVENTS = createWebhookEventRecorder();
 
 /** The start-up steps, in order: what each step needs, the steps before it made. */
 async function main(): Promise<void> {

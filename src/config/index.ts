@@ -121,6 +121,8 @@ const environmentSchema = z.object({
     }
     return publicReads;
   }),
+  // Development and tests only: webhooks may target http:// and loopback/private addresses.
+  WEBHOOKS_ALLOW_PRIVATE: boolean(false),
   // Reads may rely on a session check kept for this long (0: every request asks the database); docs/performance.md.
   AUTH_CACHE_TTL_MS: integer(5000, 0, 60_000),
   // PUT /users/current must carry current_password to change the password or email (the interface has no such field).
@@ -305,6 +307,7 @@ export interface Config {
   refreshCookie: { sameSite: 'strict' | 'lax' | 'none'; secure: boolean };
   /** Anonymous visitors may read published blogs and their comments (GET only); off by default. */
   publicReads: boolean;
+  webhooksAllowPrivate: boolean;
   /**
    * Cache-Control durations of public answers: anonymous reads under PUBLIC_READS, and the feeds and the
    * sitemap always (PUBLIC_READS's directives, or 60 s and 300 s).
@@ -578,6 +581,7 @@ export function loadConfig(
     refreshCookie: { sameSite: env.COOKIE_SAMESITE, secure: cookieSecure },
     publicReads: env.PUBLIC_READS.enabled,
     publicCache: env.PUBLIC_READS.cache,
+    webhooksAllowPrivate: env.WEBHOOKS_ALLOW_PRIVATE,
     authCacheTtlMs: env.AUTH_CACHE_TTL_MS,
     requireCurrentPassword: env.REQUIRE_CURRENT_PASSWORD,
     mail: {

@@ -5,6 +5,7 @@
  * pointing at something missing: files are stored before the record that names them, and removed after it.
  */
 import { randomBytes } from 'node:crypto';
+import { ignoreEvents, type DomainEvent, type EventName, type EventRecorder } from './events';
 import type { Types } from 'mongoose';
 import { NotFound } from '../errors/http-errors';
 import { leanDecodedOnce } from '../lib/database';
@@ -27,7 +28,6 @@ import type { BannerImage } from './banner-image';
 import { slugBaseFromTitle } from './blog-content';
 import type { BannerStorage } from './storage';
 import type { AccountService } from './account.service';
-import { ignoreEvents, type EventRecorder } from './events';
 import { authorView, canReadDrafts, visibleTo, type Viewer } from './viewer';
 
 import type { BlogCardView, BlogFields, BlogView, TagCountView } from '../schemas/blog';
@@ -90,8 +90,20 @@ interface BlogServiceDeps {
   logger: Logger;
   /** The after-write check of the author's account. */
   accounts: Pick<AccountService, 'assertAccountActive'>;
-  /** Told of publications and deletions once they are written. */
+  /** Where publications, updates and deletions are recorded for webhooks. */
   events?: EventRecorder;
+}
+
+/** The event a blog's write makes: ids carry the write's time, so recording one write twice is a no-op. */
+function blogEvent(name: EventName, blogId: string, at: Date, payload: unknown): DomainEvent {
+  return { id: `${name}:${blogId}:${at.toISOString()}`, name, blogId, payload, occurredAt: at };
+}
+
+/** What an update announces: a publication, an unpublication, or a plain update. */
+function updateEventName(before: string, after: string): EventName {
+  if (before !== 'published' && after === 'published') return 'blog.published';
+  if (before === 'published' && after !== 'published') return 'blog.unpublished';
+  return 'blog.updated';
 }
 
 export function createBlogService({ storage, logger, accounts, events = ignoreEvents }: BlogServiceDeps) {
@@ -235,13 +247,17 @@ export function createBlogService({ storage, logger, accounts, events = ignoreEv
       throw error;
     }
     await accounts.assertAccountActive(author._id, () => deleteBlog(blog._id));
-    return (await present([blog.toObject()], author))[0];
+    const view = (await present([blog.toObject()], author))[0];
+    if (blog.status === 'published')
+      await events.record(blogEvent('blog.published', String(blog._id), blog.updatedAt ?? new Date(), view));
+    return view;
   }
 
   async function updateBlog(blogId: string, changes: BlogChanges, viewer: Viewer): Promise<BlogView> {
     const blog = await BlogModel.findById(blogId);
     if (!blog) throw new NotFound('Blog not found');
     const { banner, regenerateSlug, excerpt, publishAt, ...fields } = changes;
+    const statusBefore = blog.status;
     for (const [field, value] of Object.entries(fields)) if (value !== undefined) blog.set(field, value);
     if (publishAt !== undefined) blog.set('publishAt', publishAt === '' ? undefined : new Date(publishAt));
     // publishing by hand (or an already published post) leaves nothing to schedule
@@ -261,7 +277,10 @@ export function createBlogService({ storage, logger, accounts, events = ignoreEv
       throw error;
     }
     if (newBanner && oldBannerKey) await discardBanner(oldBannerKey);
-    return (await present([blog.toObject()], viewer))[0];
+    const view = (await present([blog.toObject()], viewer))[0];
+    const name = updateEventName(statusBefore, blog.status);
+    await events.record(blogEvent(name, String(blog._id), blog.updatedAt ?? new Date(), view));
+    return view;
   }
 
   /** Removes the blog first (it disappears at once), then what hangs off it: comments, likes, the banner file. */
@@ -270,7 +289,7 @@ export function createBlogService({ storage, logger, accounts, events = ignoreEv
     if (!blog) throw new NotFound('Blog not found');
     await Promise.all([CommentModel.deleteMany({ blog: blog._id }), LikeModel.deleteMany({ blog: blog._id })]);
     if (blog.banner?.key) await discardBanner(blog.banner.key);
-    // only the instance whose delete found the blog records it: one event per deletion
+    // only the instance whose delete found the blog records it, and a blog is deleted once: its id is the event's
     await events.record({
       id: `blog.deleted:${String(blog._id)}`,
       name: 'blog.deleted',

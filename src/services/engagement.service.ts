@@ -6,6 +6,7 @@
  * the counter repair (counter-repair.ts), which recounts it once the database answers again.
  */
 import type { Types } from 'mongoose';
+import { ignoreEvents, type DomainEvent, type EventName, type EventRecorder } from './events';
 import { BadRequest, HttpError, NotFound } from '../errors/http-errors';
 import { isDuplicateKeyError } from '../lib/mongo-errors';
 import { incrementBlogCounter } from '../models/blog.model';
@@ -28,9 +29,22 @@ interface EngagementServiceDeps {
   accounts: Pick<AccountService, 'assertAccountActive'>;
   /** Told of each blog whose counters a failed write may have left off; none by default. */
   counterRepair?: Pick<CounterRepair, 'suspect'>;
+  /** Where comments' creation and deletion are recorded for webhooks. */
+  events?: EventRecorder;
 }
 
-export function createEngagementService({ blogs, accounts, counterRepair }: EngagementServiceDeps) {
+/** A comment's event; its id carries the comment's id, which occurs once per creation and deletion. */
+function commentEvent(name: EventName, comment: CommentDocument, payload: unknown): DomainEvent {
+  const at = name === 'comment.created' ? (comment.createdAt ?? new Date()) : new Date();
+  return { id: `${name}:${String(comment._id)}`, name, blogId: String(comment.blog), payload, occurredAt: at };
+}
+
+export function createEngagementService({
+  blogs,
+  accounts,
+  counterRepair,
+  events = ignoreEvents,
+}: EngagementServiceDeps) {
   /**
    * Runs the writes of a record and its counter. A failure that is not an answer of the API (a 400, a 404)
    * may have come between them, or after a write that was applied: the blog's counters are checked again.
@@ -99,7 +113,9 @@ export function createEngagementService({ blogs, accounts, counterRepair }: Enga
       return created;
     });
     await comment.populate('author');
-    return presentComment(comment, viewer);
+    const view = presentComment(comment, viewer);
+    await events.record(commentEvent('comment.created', comment, view));
+    return view;
   }
 
   async function listComments(
@@ -152,6 +168,9 @@ export function createEngagementService({ blogs, accounts, counterRepair }: Enga
 
   async function deleteComment(comment: CommentDocument): Promise<void> {
     if (!(await removeComment(comment))) throw new NotFound('Comment not found');
+    await events.record(
+      commentEvent('comment.deleted', comment, { _id: String(comment._id), blog: String(comment.blog) }),
+    );
   }
 
   /** Deletes a comment and lowers the count, only if this call is the one that deleted it. */
