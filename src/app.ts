@@ -36,6 +36,7 @@ import { createAccountService } from './services/account.service';
 import { createBlogService } from './services/blog.service';
 import { createCounterRepair, type CounterRepair } from './services/counter-repair';
 import { createWebhookEventRecorder } from './services/webhook-events';
+import { createWebhookService } from './services/webhook.service';
 import { createEngagementService } from './services/engagement.service';
 import { createFeedService } from './services/feed.service';
 import type { EventRecorder } from './services/events';
@@ -230,6 +231,7 @@ export function createApp({
       accounts,
       blogs,
       engagement,
+      webhooks: createWebhookService({ allowPrivate: config.webhooksAllowPrivate }),
       authenticate: authenticate(sessions, { cacheTtlMs: config.authCacheTtlMs, authChanges }),
       loginThrottle: createLoginThrottle({ ...config.loginThrottle, stores: loginThrottleStores, logger }),
       mailThrottle: createMailThrottle({ windowMs: config.loginThrottle.windowMs, stores: mailThrottleStores, logger }),

@@ -32,9 +32,12 @@ import { backfillUsernameKeys } from './models/user.migrations';
 import { backfillBlogCards } from './models/blog.migrations';
 import { createWebhookEventRecorder } from './services/webhook-events';
 import { createPublishScheduler } from './services/publish-scheduler';
+import { createDeliveryWorker } from './services/webhook-delivery';
 
 /** How often each instance looks for scheduled posts that came due: the bound on their lateness. */
 const PUBLISH_INTERVAL_MS = 5000;
+/** How often each instance looks for webhook deliveries due. */
+const DELIVERY_INTERVAL_MS = 2000;
 /** The app's and the scheduler's one recorder: each event becomes a delivery per subscribed webhook. */
 const EVENTS = createWebhookEventRecorder();
 
@@ -52,17 +55,10 @@ async function main(): Promise<void> {
   const maintenanceTimer = scheduleMaintenance(config, logger, storage);
   const lifecycle: Lifecycle = { shuttingDown: false };
   const app = buildApp({ config, logger, storage, metrics, database, redis, lifecycle });
-  // Every instance runs it: the conditional update publishes each post once; the first pass catches up.
-  const scheduler = createPublishScheduler({
-    events: EVENTS,
-    logger,
-    lateness: metrics.publishLateness,
-    intervalMs: PUBLISH_INTERVAL_MS,
-  });
-  scheduler.start();
+  const background = startBackgroundWork(config, logger, metrics);
   const server = createHttpServer(config, app);
   await listenOrRelease(server, config.port, { database, redis });
-  shutDownOnSignals({ config, logger, server, database, redis, maintenanceTimer, scheduler, lifecycle });
+  shutDownOnSignals({ config, logger, server, database, redis, maintenanceTimer, background, lifecycle });
   announceListening(server, logger);
 }
 
@@ -218,6 +214,28 @@ interface AppParts {
   lifecycle: Lifecycle;
 }
 
+/**
+ * Every instance runs both: the scheduler publishes each due post with one conditional update (the
+ * first pass catches up on what came due while none ran), the worker leases each webhook delivery.
+ */
+function startBackgroundWork(config: Config, logger: Logger, metrics: AppMetrics) {
+  const scheduler = createPublishScheduler({
+    events: EVENTS,
+    logger,
+    lateness: metrics.publishLateness,
+    intervalMs: PUBLISH_INTERVAL_MS,
+  });
+  const deliveries = createDeliveryWorker({
+    logger,
+    allowPrivate: config.webhooksAllowPrivate,
+    deliveries: metrics.webhookDeliveries,
+    intervalMs: DELIVERY_INTERVAL_MS,
+  });
+  scheduler.start();
+  deliveries.start();
+  return { stop: () => Promise.all([scheduler.stop(), deliveries.stop()]).then(() => undefined) };
+}
+
 /** The app on what the steps before opened: Redis's stores when there is Redis, the watchdog's verdict for /healthz. */
 function buildApp({ config, logger, storage, metrics, database, redis, lifecycle }: AppParts) {
   const { client } = redis;
@@ -289,7 +307,7 @@ interface Running extends Opened {
   logger: Logger;
   server: Server;
   maintenanceTimer: NodeJS.Timeout | undefined;
-  scheduler: { stop(): Promise<void> };
+  background: { stop(): Promise<void> };
   lifecycle: Lifecycle;
 }
 
@@ -324,7 +342,7 @@ async function shutdown(signal: string, running: Running): Promise<void> {
   const drained = drainServer(server, config.shutdownGraceMs, logger);
   logger.info(`${signal} received: finishing in-flight requests (grace ${config.shutdownGraceMs} ms)`);
   await drained;
-  await running.scheduler.stop();
+  await running.background.stop();
   await closeOpened(running);
   logger.info('shutdown complete');
   process.exit(0);

@@ -9,6 +9,7 @@ import type { Express } from 'express';
 import request from 'supertest';
 import { UNVERIFIED_EMAIL_MESSAGE } from '../src/schemas/auth';
 import { buildOpenApiDocument, operationsOf, type DocumentedOperation } from '../src/openapi/document';
+import { DeliveryModel, WebhookModel } from '../src/models/webhook.model';
 import { createBlog } from './helpers/blogs';
 import { useTestApp } from './helpers/test-app';
 import { bearer, registerAdmin, registerUser, type SignedInUser } from './helpers/users';
@@ -24,7 +25,16 @@ beforeAll(async () => {
   await ctx.api.as(reader).post(`/likes/blog/${blog._id}`).expect(200);
   const comment = await ctx.api.as(reader).post(`/comments/blog/${blog._id}`).send({ content: 'First!' }).expect(201);
   const sessions = await ctx.api.as(reader).get('/auth/sessions').expect(200);
+  // straight into the database: registering through the API would resolve the URL's host
+  const webhook = await WebhookModel.create({
+    url: 'https://hooks.example.com/a',
+    events: ['blog.published'],
+    secret: 's',
+  });
+  const delivery = await DeliveryModel.findOne({ webhook: webhook._id }).lean();
   Object.assign(ids, {
+    webhookId: String(webhook._id),
+    deliveryId: String(delivery?._id ?? webhook._id),
     sessionId: sessions.body.sessions[0]._id,
     blogId: blog._id,
     slug: blog.slug,
@@ -91,13 +101,25 @@ const ROUTES_WITH_ID = [
   'GET /comments/blog/{blogId}',
   'POST /comments/blog/{blogId}',
   'DELETE /comments/{commentId}',
+  'DELETE /webhooks/{webhookId}',
+  'GET /webhooks/{webhookId}/deliveries',
+  'POST /webhooks/{webhookId}/deliveries/{deliveryId}/replay',
 ];
 
 describe('without a token', () => {
   it('covers every route behind the access token', () => {
     const sessions = ['GET /auth/sessions', 'DELETE /auth/sessions', 'POST /auth/verify-email/resend'];
     const others = ['GET /users/current', 'PUT /users/current', 'DELETE /users/current', 'GET /users/', 'GET /blogs/'];
-    const withoutId = [...sessions, ...others, 'POST /blogs/', 'GET /blogs/{slug}', 'GET /comments/', 'GET /tags/'];
+    const webhooks = ['GET /webhooks/', 'POST /webhooks/'];
+    const withoutId = [
+      ...sessions,
+      ...others,
+      ...webhooks,
+      'POST /blogs/',
+      'GET /blogs/{slug}',
+      'GET /comments/',
+      'GET /tags/',
+    ];
     expect(bearerOnly.map(name).sort()).toEqual([...withoutId, ...ROUTES_WITH_ID].sort());
   });
 
@@ -124,7 +146,13 @@ describe('an unknown well-formed id', () => {
     async (_name, operation) => {
       const param = idParameterOf(operation)!;
       const response = await send(operation, allowedUser(operation), { [param]: UNKNOWN_ID });
-      const resource = { blogId: 'Blog', userId: 'User', commentId: 'Comment', sessionId: 'Session' }[param];
+      const resource = {
+        blogId: 'Blog',
+        userId: 'User',
+        commentId: 'Comment',
+        sessionId: 'Session',
+        webhookId: 'Webhook',
+      }[param];
       expect(response.status).toBe(404);
       expect(response.body).toEqual({ code: 'NotFound', message: `${resource} not found` });
     },
@@ -160,10 +188,15 @@ describe('every admin operation of the contract, as a regular user', () => {
     expect(adminOperations.map(name).sort()).toEqual([
       'DELETE /blogs/{blogId}',
       'DELETE /users/{userId}',
+      'DELETE /webhooks/{webhookId}',
       'GET /comments/',
       'GET /users/',
       'GET /users/{userId}',
+      'GET /webhooks/',
+      'GET /webhooks/{webhookId}/deliveries',
       'POST /blogs/',
+      'POST /webhooks/',
+      'POST /webhooks/{webhookId}/deliveries/{deliveryId}/replay',
       'PUT /blogs/{blogId}',
     ]);
   });

@@ -479,6 +479,78 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/webhooks/": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The registered webhooks, newest first (admin) */
+        get: operations["listWebhooks"];
+        put?: never;
+        /**
+         * Register an endpoint for events (admin)
+         * @description Each delivery is a POST of `{id, event, occurredAt, data}` (`data`: the Blog or Comment as the API shows it) with `Webhook-Id` (the event id, the same on retries: drop repeats), `Webhook-Event` and `Webhook-Signature: t=<unix seconds>,v1=<hex HMAC-SHA256 of "<t>.<body>" with the secret>`. A 2xx within 10 s delivers it; anything else is retried with a doubling backoff (10 s up to an hour) for a day. Redirects are not followed. blog.published, blog.updated, blog.unpublished, blog.deleted, comment.created, comment.deleted.
+         */
+        post: operations["registerWebhook"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/webhooks/{webhookId}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        /** Delete a webhook and its deliveries (admin) */
+        delete: operations["deleteWebhook"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/webhooks/{webhookId}/deliveries": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** A webhook's deliveries, newest first (admin) */
+        get: operations["listWebhookDeliveries"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/webhooks/{webhookId}/deliveries/{deliveryId}/replay": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Send a delivery again, soon (admin) */
+        post: operations["replayWebhookDelivery"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/feed.xml": {
         parameters: {
             query?: never;
@@ -1094,6 +1166,88 @@ export interface components {
         };
         LikesCount: {
             likesCount: number;
+        };
+        /**
+         * @example {
+         *       "_id": "6b03359a24f41420bf3bfc3f",
+         *       "url": "https://hooks.example.com/blog",
+         *       "events": [
+         *         "blog.published",
+         *         "blog.deleted"
+         *       ],
+         *       "active": true,
+         *       "createdAt": "2026-11-24T10:00:00.000Z",
+         *       "updatedAt": "2026-11-24T10:00:00.000Z"
+         *     }
+         */
+        Webhook: {
+            _id: components["schemas"]["ObjectId"];
+            /** Format: uri */
+            url: string;
+            events: ("blog.published" | "blog.updated" | "blog.unpublished" | "blog.deleted" | "comment.created" | "comment.deleted")[];
+            active: boolean;
+            createdAt: components["schemas"]["DateTime"];
+            updatedAt: components["schemas"]["DateTime"];
+        };
+        WebhookPage: {
+            limit: number;
+            offset: number;
+            /** @description How many exist in all, across pages */
+            total: number;
+            webhooks: components["schemas"]["Webhook"][];
+        };
+        WebhookCreated: {
+            webhook: components["schemas"]["Webhook"];
+            /** @description The HMAC key of the signatures: shown this once, keep it */
+            secret: string;
+        };
+        /**
+         * @example {
+         *       "_id": "6b03359a24f41420bf3bfc3f",
+         *       "webhook": "6b03359a24f41420bf3bfc3f",
+         *       "eventId": "blog.published:6b03359a24f41420bf3bfc3f:2026-11-24T10:05:00.000Z",
+         *       "event": "blog.published",
+         *       "status": "delivered",
+         *       "attempts": 1,
+         *       "nextAttemptAt": "2026-11-24T10:05:00.000Z",
+         *       "lastStatusCode": 204,
+         *       "lastError": null,
+         *       "occurredAt": "2026-11-24T10:05:00.000Z",
+         *       "createdAt": "2026-11-24T10:05:00.000Z",
+         *       "updatedAt": "2026-11-24T10:05:01.000Z"
+         *     }
+         */
+        WebhookDelivery: {
+            _id: components["schemas"]["ObjectId"];
+            webhook: components["schemas"]["ObjectId"];
+            /** @description The event id, sent as Webhook-Id: the same on every attempt and replay */
+            eventId: string;
+            /** @enum {string} */
+            event: "blog.published" | "blog.updated" | "blog.unpublished" | "blog.deleted" | "comment.created" | "comment.deleted";
+            /**
+             * @description pending (waiting for its next attempt), delivered (a 2xx answer), failed (given up after a day)
+             * @enum {string}
+             */
+            status: "pending" | "delivered" | "failed";
+            attempts: number;
+            nextAttemptAt: components["schemas"]["DateTime"];
+            /** @description The last attempt’s HTTP status */
+            lastStatusCode: number | null;
+            /** @description Why the last attempt failed */
+            lastError: string | null;
+            occurredAt: components["schemas"]["DateTime"];
+            createdAt: components["schemas"]["DateTime"];
+            updatedAt: components["schemas"]["DateTime"];
+        };
+        WebhookDeliveryPage: {
+            limit: number;
+            offset: number;
+            /** @description How many exist in all, across pages */
+            total: number;
+            deliveries: components["schemas"]["WebhookDelivery"][];
+        };
+        WebhookDeliveryResponse: {
+            delivery: components["schemas"]["WebhookDelivery"];
         };
     };
     responses: {
@@ -3624,6 +3778,287 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["ServerError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    listWebhooks: {
+        parameters: {
+            query?: {
+                /**
+                 * @description Page size, 1 to 50; default 20. Give it at most once.
+                 * @example 10
+                 */
+                limit?: components["parameters"]["Limit"];
+                /**
+                 * @description How many to skip; default 0. Give it at most once. At most 100000 (a bound of this API, beyond the spec's "minimum 0": a skip costs the database work in proportion, and larger numbers would lose precision); a larger offset answers 400 ValidationError.
+                 * @example 0
+                 */
+                offset?: components["parameters"]["Offset"];
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description One page of webhooks */
+            200: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "limit": 20,
+                     *       "offset": 0,
+                     *       "total": 1,
+                     *       "webhooks": [
+                     *         {
+                     *           "_id": "6b03359a24f41420bf3bfc3f",
+                     *           "url": "https://hooks.example.com/blog",
+                     *           "events": [
+                     *             "blog.published",
+                     *             "blog.deleted"
+                     *           ],
+                     *           "active": true,
+                     *           "createdAt": "2026-11-24T10:00:00.000Z",
+                     *           "updatedAt": "2026-11-24T10:00:00.000Z"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": components["schemas"]["WebhookPage"];
+                };
+            };
+            400: components["responses"]["ValidationFailed"];
+            401: components["responses"]["Unauthenticated"];
+            403: components["responses"]["Forbidden"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["ServerError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    registerWebhook: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "url": "https://hooks.example.com/blog",
+                 *       "events": [
+                 *         "blog.published",
+                 *         "blog.deleted"
+                 *       ]
+                 *     }
+                 */
+                "application/json": {
+                    /**
+                     * Format: uri
+                     * @description An https:// URL that resolves to public addresses only (http:// and private addresses only with WEBHOOKS_ALLOW_PRIVATE=true)
+                     */
+                    url: string;
+                    /** @description The events to send to this endpoint */
+                    events: ("blog.published" | "blog.updated" | "blog.unpublished" | "blog.deleted" | "comment.created" | "comment.deleted")[];
+                    /** @description The HMAC key of the signatures; 32 random bytes (base64url) are made when absent */
+                    secret?: string;
+                };
+            };
+        };
+        responses: {
+            /** @description Registered; the secret is shown this once */
+            201: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "webhook": {
+                     *         "_id": "6b03359a24f41420bf3bfc3f",
+                     *         "url": "https://hooks.example.com/blog",
+                     *         "events": [
+                     *           "blog.published",
+                     *           "blog.deleted"
+                     *         ],
+                     *         "active": true,
+                     *         "createdAt": "2026-11-24T10:00:00.000Z",
+                     *         "updatedAt": "2026-11-24T10:00:00.000Z"
+                     *       },
+                     *       "secret": "kSx9…"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["WebhookCreated"];
+                };
+            };
+            400: components["responses"]["ValidationFailed"];
+            401: components["responses"]["Unauthenticated"];
+            403: components["responses"]["Forbidden"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["ServerError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    deleteWebhook: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The webhook's _id */
+                webhookId: components["schemas"]["ObjectId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Deleted; no body */
+            204: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            400: components["responses"]["ValidationFailed"];
+            401: components["responses"]["Unauthenticated"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["ServerError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    listWebhookDeliveries: {
+        parameters: {
+            query?: {
+                /**
+                 * @description Page size, 1 to 50; default 20. Give it at most once.
+                 * @example 10
+                 */
+                limit?: components["parameters"]["Limit"];
+                /**
+                 * @description How many to skip; default 0. Give it at most once. At most 100000 (a bound of this API, beyond the spec's "minimum 0": a skip costs the database work in proportion, and larger numbers would lose precision); a larger offset answers 400 ValidationError.
+                 * @example 0
+                 */
+                offset?: components["parameters"]["Offset"];
+            };
+            header?: never;
+            path: {
+                /** @description The webhook's _id */
+                webhookId: components["schemas"]["ObjectId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description One page of deliveries */
+            200: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "limit": 20,
+                     *       "offset": 0,
+                     *       "total": 1,
+                     *       "deliveries": [
+                     *         {
+                     *           "_id": "6b03359a24f41420bf3bfc3f",
+                     *           "webhook": "6b03359a24f41420bf3bfc3f",
+                     *           "eventId": "blog.published:6b03359a24f41420bf3bfc3f:2026-11-24T10:05:00.000Z",
+                     *           "event": "blog.published",
+                     *           "status": "delivered",
+                     *           "attempts": 1,
+                     *           "nextAttemptAt": "2026-11-24T10:05:00.000Z",
+                     *           "lastStatusCode": 204,
+                     *           "lastError": null,
+                     *           "occurredAt": "2026-11-24T10:05:00.000Z",
+                     *           "createdAt": "2026-11-24T10:05:00.000Z",
+                     *           "updatedAt": "2026-11-24T10:05:01.000Z"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": components["schemas"]["WebhookDeliveryPage"];
+                };
+            };
+            400: components["responses"]["ValidationFailed"];
+            401: components["responses"]["Unauthenticated"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["ServerError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    replayWebhookDelivery: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The webhook's _id */
+                webhookId: components["schemas"]["ObjectId"];
+                /** @description The delivery's _id */
+                deliveryId: components["schemas"]["ObjectId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Pending again; the worker sends it within seconds */
+            202: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "delivery": {
+                     *         "_id": "6b03359a24f41420bf3bfc3f",
+                     *         "webhook": "6b03359a24f41420bf3bfc3f",
+                     *         "eventId": "blog.published:6b03359a24f41420bf3bfc3f:2026-11-24T10:05:00.000Z",
+                     *         "event": "blog.published",
+                     *         "status": "pending",
+                     *         "attempts": 1,
+                     *         "nextAttemptAt": "2026-11-24T10:05:00.000Z",
+                     *         "lastStatusCode": 204,
+                     *         "lastError": null,
+                     *         "occurredAt": "2026-11-24T10:05:00.000Z",
+                     *         "createdAt": "2026-11-24T10:05:00.000Z",
+                     *         "updatedAt": "2026-11-24T10:05:01.000Z"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["WebhookDeliveryResponse"];
+                };
+            };
+            400: components["responses"]["BadRequestOrValidation"];
+            401: components["responses"]["Unauthenticated"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["ServerError"];
             503: components["responses"]["ServiceUnavailable"];

@@ -32,6 +32,8 @@ export interface AppMetrics {
   mailSent: Counter<'purpose' | 'result'>;
   /** How late the scheduler published each scheduled post (blog_publish_lateness_seconds). */
   publishLateness: Histogram;
+  /** Webhook delivery attempts by outcome (delivered, retry, failed): never by URL or event id. */
+  webhookDeliveries: Counter<'outcome'>;
   mongodb: {
     commandDuration: Histogram<'command' | 'outcome'>;
     connectionsCreated: Counter;
@@ -97,6 +99,12 @@ export function createMetrics(): AppMetrics {
       name: 'mail_sent_total',
       help: 'Messages sent (or written, without SMTP_URL) or failed, by purpose and result; never by address',
       labelNames: ['purpose', 'result'] as const,
+      registers,
+    }),
+    webhookDeliveries: new Counter({
+      name: 'webhook_deliveries_total',
+      help: 'Webhook delivery attempts, by outcome: delivered (2xx), retry (to be tried again), failed (given up)',
+      labelNames: ['outcome'] as const,
       registers,
     }),
     publishLateness: new Histogram({

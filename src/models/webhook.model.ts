@@ -3,6 +3,8 @@
  * webhook and event, durable before the event's write answers, sent by a worker that leases it).
  */
 import { Schema, model, type HydratedDocument, type InferSchemaType } from 'mongoose';
+import { readDeadline } from './read-deadline';
+import { DELIVERY_STATUSES } from '../schemas/webhook';
 
 const webhookSchema = new Schema(
   {
@@ -26,13 +28,15 @@ const deliverySchema = new Schema(
     blogId: { type: String, required: true },
     // the request body, serialised once so every attempt (and a replay) signs the same bytes
     body: { type: String, required: true },
-    status: { type: String, required: true, enum: ['pending', 'delivered', 'failed'], default: 'pending' },
+    status: { type: String, required: true, enum: DELIVERY_STATUSES, default: 'pending' },
     attempts: { type: Number, required: true, default: 0 },
     nextAttemptAt: { type: Date, required: true },
     leaseUntil: { type: Date, default: null },
     lastStatusCode: { type: Number, default: null },
     lastError: { type: String, default: null },
     occurredAt: { type: Date, required: true },
+    // set by a replay: the day of retries counts from then, not from the delivery's creation
+    retryingSince: { type: Date },
   },
   { timestamps: true },
 );
@@ -46,6 +50,8 @@ deliverySchema.index({ webhook: 1, createdAt: -1 });
 
 export type Webhook = InferSchemaType<typeof webhookSchema>;
 export type WebhookDocument = HydratedDocument<Webhook>;
+webhookSchema.plugin(readDeadline);
 export const WebhookModel = model('Webhook', webhookSchema);
 export type Delivery = InferSchemaType<typeof deliverySchema>;
+deliverySchema.plugin(readDeadline);
 export const DeliveryModel = model('WebhookDelivery', deliverySchema);

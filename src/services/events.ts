@@ -4,16 +4,9 @@
  * returns, once per `id`: recording the same id again (a retry, or two instances racing after a scheduled
  * publication) is a no-op, so every event is delivered once whatever the number of instances.
  */
-export const EVENT_NAMES = [
-  'blog.published',
-  'blog.updated',
-  'blog.unpublished',
-  'blog.deleted',
-  'comment.created',
-  'comment.deleted',
-] as const;
+import type { EventName } from '../schemas/webhook';
 
-export type EventName = (typeof EVENT_NAMES)[number];
+export { EVENT_NAMES, type EventName } from '../schemas/webhook';
 
 export interface DomainEvent {
   /** Deterministic per occurrence, e.g. `blog.published:<blogId>:<publishedAt ISO>`: the key that makes recording idempotent. */

@@ -10,6 +10,7 @@ import type { BlogService } from '../../services/blog.service';
 import type { EngagementService } from '../../services/engagement.service';
 import type { SessionService } from '../../services/session.service';
 import type { UserService } from '../../services/user.service';
+import type { WebhookService } from '../../services/webhook.service';
 
 export interface RouteDeps {
   config: Config;
@@ -19,6 +20,8 @@ export interface RouteDeps {
   blogs: BlogService;
   /** Likes and comments. */
   engagement: EngagementService;
+  /** Admins' webhooks and their deliveries. */
+  webhooks: WebhookService;
   authenticate: RequestHandler;
   /** Brute-force resistance for POST /auth/login (see middlewares/login-throttle.ts). */
   loginThrottle: LoginThrottle;

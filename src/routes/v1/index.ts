@@ -8,6 +8,7 @@ import { docsRoutes } from './docs.routes';
 import { likeRoutes } from './like.routes';
 import type { RouteDeps } from './deps';
 import { userRoutes } from './user.routes';
+import { webhookRoutes } from './webhook.routes';
 
 export type { RouteDeps };
 
@@ -20,6 +21,7 @@ export function v1Routes(deps: RouteDeps): Router {
   router.use('/tags', tagRoutes(deps));
   router.use('/likes', likeRoutes(deps));
   router.use('/comments', commentRoutes(deps));
+  router.use('/webhooks', webhookRoutes(deps));
   router.use(docsRoutes(deps.openApiDocument));
   return router;
 }
