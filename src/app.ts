@@ -37,6 +37,7 @@ import { createBlogService } from './services/blog.service';
 import { createCounterRepair, type CounterRepair } from './services/counter-repair';
 import { createWebhookEventRecorder } from './services/webhook-events';
 import { createWebhookService } from './services/webhook.service';
+import { createPreviewLinks } from './services/preview-links';
 import { createEngagementService } from './services/engagement.service';
 import { createFeedService } from './services/feed.service';
 import type { EventRecorder } from './services/events';
@@ -232,6 +233,12 @@ export function createApp({
       blogs,
       engagement,
       webhooks: createWebhookService({ allowPrivate: config.webhooksAllowPrivate }),
+      previewLinks: createPreviewLinks({
+        blogs,
+        secret: config.jwt.accessSecret,
+        publicUrl: config.publicUrl,
+        siteUrl: config.siteUrl,
+      }),
       authenticate: authenticate(sessions, { cacheTtlMs: config.authCacheTtlMs, authChanges }),
       loginThrottle: createLoginThrottle({ ...config.loginThrottle, stores: loginThrottleStores, logger }),
       mailThrottle: createMailThrottle({ windowMs: config.loginThrottle.windowMs, stores: mailThrottleStores, logger }),

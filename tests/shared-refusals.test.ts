@@ -101,6 +101,8 @@ const ROUTES_WITH_ID = [
   'GET /comments/blog/{blogId}',
   'POST /comments/blog/{blogId}',
   'DELETE /comments/{commentId}',
+  'POST /blogs/{blogId}/preview-link',
+  'DELETE /blogs/{blogId}/preview-link',
   'DELETE /webhooks/{webhookId}',
   'GET /webhooks/{webhookId}/deliveries',
   'POST /webhooks/{webhookId}/deliveries/{deliveryId}/replay',
@@ -187,6 +189,7 @@ describe('every admin operation of the contract, as a regular user', () => {
   it('finds the admin operations in the contract', () => {
     expect(adminOperations.map(name).sort()).toEqual([
       'DELETE /blogs/{blogId}',
+      'DELETE /blogs/{blogId}/preview-link',
       'DELETE /users/{userId}',
       'DELETE /webhooks/{webhookId}',
       'GET /comments/',
@@ -195,6 +198,7 @@ describe('every admin operation of the contract, as a regular user', () => {
       'GET /webhooks/',
       'GET /webhooks/{webhookId}/deliveries',
       'POST /blogs/',
+      'POST /blogs/{blogId}/preview-link',
       'POST /webhooks/',
       'POST /webhooks/{webhookId}/deliveries/{deliveryId}/replay',
       'PUT /blogs/{blogId}',

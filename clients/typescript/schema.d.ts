@@ -479,6 +479,44 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/blogs/{blogId}/preview-link": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** A signed, expiring link to a draft, readable without signing in (admin) */
+        post: operations["createPreviewLink"];
+        /** Revoke every preview link of a post (admin) */
+        delete: operations["revokePreviewLinks"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/blogs/preview/{token}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The draft a preview link names, without signing in
+         * @description Answers with `Cache-Control: private, no-store` and `X-Robots-Tag: noindex`, counts no view. Every link that does not hold (expired, forged, revoked, or its post published, trashed or deleted) answers the same 404.
+         */
+        get: operations["readPreview"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/webhooks/": {
         parameters: {
             query?: never;
@@ -1166,6 +1204,18 @@ export interface components {
         };
         LikesCount: {
             likesCount: number;
+        };
+        PreviewLink: {
+            /**
+             * Format: uri
+             * @description The API URL that answers the draft to whoever holds it
+             */
+            url: string;
+            /** @description The front end's page for it (SITE_URL/preview?token=…); null when SITE_URL is unset */
+            siteUrl: string | null;
+            /** @description What both URLs carry */
+            token: string;
+            expiresAt: components["schemas"]["DateTime"];
         };
         /**
          * @example {
@@ -3773,6 +3823,139 @@ export interface operations {
                      * @example {
                      *       "code": "NotFound",
                      *       "message": "Comment not found"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["ServerError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    createPreviewLink: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The blog's _id */
+                blogId: components["parameters"]["BlogId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: {
+            content: {
+                /**
+                 * @example {
+                 *       "expiresIn": "2h"
+                 *     }
+                 */
+                "application/json": {
+                    /** @description How long the link works, as "30m", "2h" or "7d": 5 minutes to 30 days; 24 hours when absent */
+                    expiresIn?: string;
+                };
+            };
+        };
+        responses: {
+            /** @description The link */
+            201: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "url": "https://api.blog.example/api/v1/blogs/preview/eyJiIjoiNmIwMzM1OWEyNGY0MTQyMGJmM2JmYzNmIiwidiI6MCwiZSI6MTc5NTY3NzIwMDAwMH0.c2lnbmF0dXJlLW9mLTQzLWNoYXJhY3RlcnMtaW4tYmFzZTY0dXJs",
+                     *       "siteUrl": "https://blog.example/preview?token=eyJiIjoiNmIwMzM1OWEyNGY0MTQyMGJmM2JmYzNmIiwidiI6MCwiZSI6MTc5NTY3NzIwMDAwMH0.c2lnbmF0dXJlLW9mLTQzLWNoYXJhY3RlcnMtaW4tYmFzZTY0dXJs",
+                     *       "token": "eyJiIjoiNmIwMzM1OWEyNGY0MTQyMGJmM2JmYzNmIiwidiI6MCwiZSI6MTc5NTY3NzIwMDAwMH0.c2lnbmF0dXJlLW9mLTQzLWNoYXJhY3RlcnMtaW4tYmFzZTY0dXJs",
+                     *       "expiresAt": "2026-11-25T12:00:00.000Z"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["PreviewLink"];
+                };
+            };
+            400: components["responses"]["BadRequestOrValidation"];
+            401: components["responses"]["Unauthenticated"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["ServerError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    revokePreviewLinks: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The blog's _id */
+                blogId: components["parameters"]["BlogId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Revoked; no body */
+            204: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            400: components["responses"]["ValidationFailed"];
+            401: components["responses"]["Unauthenticated"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["ServerError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    readPreview: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The token of the link */
+                token: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The draft */
+            200: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["BlogResponse"];
+                };
+            };
+            /** @description No draft for this link (NotFound) */
+            404: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "NotFound",
+                     *       "message": "Preview link not found or expired"
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];

@@ -67,6 +67,8 @@ const blogSchema = new Schema(
     publishAt: { type: Date },
     // set by the scheduler's publishing update, cleared once blog.published is recorded: a crash in between re-records it
     publishEventPending: { type: Boolean },
+    // preview links carry it: raising it revokes every link of this post (services/preview-links.ts)
+    previewVersion: { type: Number, default: 0 },
   },
   {
     timestamps: true,

@@ -7,6 +7,7 @@ import { API_BASE_PATH, API_VERSION } from '../config';
 import { authContract } from './auth.paths';
 import { blogContract } from './blogs.paths';
 import { headers, parameters, responses, schemas, securitySchemes } from './components';
+import { previewContract } from './previews.paths';
 import { webhookContract } from './webhooks.paths';
 import { feedContract } from './feed.paths';
 import { healthContract } from './health.paths';
@@ -63,6 +64,7 @@ const parts: ContractPart[] = [
   authContract,
   userContract,
   blogContract,
+  previewContract,
   webhookContract,
   feedContract,
   healthContract,

@@ -7,9 +7,10 @@
 import { randomBytes } from 'node:crypto';
 import { ignoreEvents, type DomainEvent, type EventName, type EventRecorder } from './events';
 import type { Types } from 'mongoose';
-import { NotFound } from '../errors/http-errors';
+import { BadRequest, NotFound } from '../errors/http-errors';
 import { leanDecodedOnce } from '../lib/database';
 import type { Logger } from '../lib/logger';
+import { ANONYMOUS_VIEWER } from '../lib/request-locals';
 import { duplicateKeyField } from '../lib/mongo-errors';
 import {
   BLOG_CARD_FIELDS,
@@ -318,7 +319,37 @@ export function createBlogService({ storage, logger, accounts, events = ignoreEv
     return blog;
   }
 
+  /** A draft's preview version, for a link to it: 404 for no blog, 400 for a post that is not a draft. */
+  async function previewVersionOf(blogId: string): Promise<number> {
+    const blog = await BlogModel.findById(blogId, 'status previewVersion').lean();
+    if (!blog) throw new NotFound('Blog not found');
+    if (blog.status !== 'draft') throw new BadRequest('Only a draft has preview links: this post is published');
+    return blog.previewVersion ?? 0;
+  }
+
+  /** The draft a preview link names, as anyone may see it; undefined once it is published, gone or revoked. */
+  async function readPreview(blogId: string, version: number): Promise<BlogView | undefined> {
+    const blog = await BlogModel.findOne(
+      { _id: blogId, status: 'draft', previewVersion: version === 0 ? { $in: [0, null] } : version },
+      BLOG_VIEW_FIELDS,
+    ).lean();
+    return blog ? (await present([blog], ANONYMOUS_VIEWER))[0] : undefined;
+  }
+
+  /** Every preview link of the post stops working. */
+  async function revokePreviews(blogId: string): Promise<void> {
+    const { matchedCount } = await BlogModel.updateOne(
+      { _id: blogId },
+      { $inc: { previewVersion: 1 } },
+      { timestamps: false },
+    );
+    if (!matchedCount) throw new NotFound('Blog not found');
+  }
+
   return {
+    previewVersionOf,
+    readPreview,
+    revokePreviews,
     listBlogs,
     listTags,
     readBlogBySlug,

@@ -6,9 +6,10 @@
 import { checkSchema, param, type CustomValidator, type ParamSchema, type Schema } from 'express-validator';
 import type { Request } from 'express';
 import { BANNER_FIELD, BLOG_LIST_QUERY, createBlogBody, updateBlogBody } from '../schemas/blog';
+import { previewLinkBody } from '../schemas/preview';
 import { sanitizeBlogContent } from '../services/blog-content';
 import { inspectBannerImage, InvalidImageError } from '../services/banner-image';
-import { objectIdParam, pagination } from './common.validators';
+import { jsonContentType, jsonObjectBody, objectIdParam, pagination } from './common.validators';
 import { onlyFields } from './unknown-fields';
 
 /**
@@ -78,3 +79,14 @@ export const listTagsValidators = pagination;
 export const blogSlugValidators = [
   param('slug').isLength({ min: 1, max: 200 }).withMessage('Slug must be 1 to 200 characters'),
 ];
+
+/** POST /blogs/{blogId}/preview-link: the id, and an optional lifetime (src/schemas/preview.ts). */
+export const createPreviewLinkValidators = [
+  jsonContentType,
+  jsonObjectBody,
+  onlyFields(previewLinkBody.fields),
+  ...blogIdValidators,
+  ...checkSchema(previewLinkBody.rules, ['body']),
+];
+/** GET /blogs/preview/{token}: any text; a token that does not hold answers 404, whatever is wrong with it. */
+export const previewTokenValidators = [param('token').isString()];

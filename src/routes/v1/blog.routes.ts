@@ -1,5 +1,6 @@
 import { Router } from 'express';
 import { createBlogController } from '../../controllers/v1/blog.controller';
+import { createPreviewController } from '../../controllers/v1/preview.controller';
 import { authorize } from '../../middlewares/authorize';
 import { authenticateUnlessPublicRead } from '../../middlewares/optional-authenticate';
 import { publicWhenAnonymous } from '../../middlewares/public-cache';
@@ -9,9 +10,11 @@ import {
   blogIdValidators,
   blogSlugValidators,
   createBlogValidators,
+  createPreviewLinkValidators,
   listBlogsOfUserValidators,
   listBlogsValidators,
   listTagsValidators,
+  previewTokenValidators,
   updateBlogValidators,
 } from '../../validators/blog.validators';
 import type { RouteDeps } from './deps';
@@ -58,5 +61,19 @@ export function tagRoutes(deps: RouteDeps): Router {
   router.use(authenticateUnlessPublicRead(deps.authenticate, deps.config.publicReads));
   router.use(publicWhenAnonymous(deps.config.publicCache));
   router.get('/', listTagsValidators, validate, blogs.listTags);
+  return router;
+}
+
+/**
+ * Preview links, mounted before the blogs' router: reading a draft by its link needs no token whatever
+ * PUBLIC_READS says; making and revoking links are the admins'.
+ */
+export function previewRoutes(deps: RouteDeps): Router {
+  const previews = createPreviewController(deps);
+  const router = Router();
+  router.get('/preview/:token', previewTokenValidators, validate, previews.read);
+  const admins = [deps.authenticate, authorize('blogs:manage')];
+  router.post('/:blogId/preview-link', ...admins, createPreviewLinkValidators, validate, previews.create);
+  router.delete('/:blogId/preview-link', ...admins, blogIdValidators, validate, previews.revoke);
   return router;
 }

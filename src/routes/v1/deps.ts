@@ -9,6 +9,7 @@ import type { AccountCleanup, AccountService } from '../../services/account.serv
 import type { BlogService } from '../../services/blog.service';
 import type { EngagementService } from '../../services/engagement.service';
 import type { SessionService } from '../../services/session.service';
+import type { PreviewLinks } from '../../services/preview-links';
 import type { UserService } from '../../services/user.service';
 import type { WebhookService } from '../../services/webhook.service';
 
@@ -20,6 +21,8 @@ export interface RouteDeps {
   blogs: BlogService;
   /** Likes and comments. */
   engagement: EngagementService;
+  /** Signed links to drafts. */
+  previewLinks: PreviewLinks;
   /** Admins' webhooks and their deliveries. */
   webhooks: WebhookService;
   authenticate: RequestHandler;

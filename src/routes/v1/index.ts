@@ -2,7 +2,7 @@
 import { Router } from 'express';
 import { createRootController } from '../../controllers/v1/root.controller';
 import { authRoutes } from './auth.routes';
-import { blogRoutes, tagRoutes } from './blog.routes';
+import { blogRoutes, previewRoutes, tagRoutes } from './blog.routes';
 import { commentRoutes } from './comment.routes';
 import { docsRoutes } from './docs.routes';
 import { likeRoutes } from './like.routes';
@@ -17,6 +17,7 @@ export function v1Routes(deps: RouteDeps): Router {
   router.get('/', createRootController({ publicUrl: deps.config.publicUrl }).getStatus);
   router.use('/auth', authRoutes(deps));
   router.use('/users', userRoutes(deps));
+  router.use('/blogs', previewRoutes(deps));
   router.use('/blogs', blogRoutes(deps));
   router.use('/tags', tagRoutes(deps));
   router.use('/likes', likeRoutes(deps));
