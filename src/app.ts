@@ -38,6 +38,7 @@ import { createCounterRepair, type CounterRepair } from './services/counter-repa
 import { createWebhookEventRecorder } from './services/webhook-events';
 import { createWebhookService } from './services/webhook.service';
 import { createPreviewLinks } from './services/preview-links';
+import { createTrashService } from './services/trash.service';
 import { createEngagementService } from './services/engagement.service';
 import { createFeedService } from './services/feed.service';
 import type { EventRecorder } from './services/events';
@@ -140,6 +141,13 @@ export function createApp({
   });
   const accounts = createAccountService({ authChanges });
   const blogs = createBlogService({ storage, logger, accounts, events });
+  const trash = createTrashService({
+    blogs,
+    storage,
+    logger,
+    events,
+    retentionMs: config.maintenance.trashRetentionMs,
+  });
   const engagement = createEngagementService({ blogs, accounts, counterRepair, events });
   const accountEmail = createAccountEmailService({
     mailer:
@@ -233,6 +241,7 @@ export function createApp({
       blogs,
       engagement,
       webhooks: createWebhookService({ allowPrivate: config.webhooksAllowPrivate }),
+      trash,
       previewLinks: createPreviewLinks({
         blogs,
         secret: config.jwt.accessSecret,
@@ -245,7 +254,7 @@ export function createApp({
       accountEmail,
       verifiedEmail: requireVerifiedEmail(config.emailVerification),
       // run in this order when an account is deleted, after its sessions and before the user record
-      accountCleanups: [blogs.deleteBlogsOfAuthor, engagement.deleteEngagementOfUser],
+      accountCleanups: [blogs.deleteBlogsOfAuthor, trash.deleteTrashOfAuthor, engagement.deleteEngagementOfUser],
       openApiDocument,
     }),
   );

@@ -32,6 +32,7 @@ import { backfillUsernameKeys } from './models/user.migrations';
 import { backfillBlogCards } from './models/blog.migrations';
 import { createWebhookEventRecorder } from './services/webhook-events';
 import { createPublishScheduler } from './services/publish-scheduler';
+import { createTrashService } from './services/trash.service';
 import { createDeliveryWorker } from './services/webhook-delivery';
 
 /** How often each instance looks for scheduled posts that came due: the bound on their lateness. */
@@ -196,7 +197,11 @@ function scheduleMaintenance(config: Config, logger: Logger, storage: BannerStor
     logger,
     orphanMinAgeMs: config.maintenance.orphanMinAgeMs,
   });
-  const maintain = () => maintenance.runMaintenance();
+  const trash = createTrashService({ storage, logger, retentionMs: config.maintenance.trashRetentionMs });
+  const maintain = async () => {
+    await maintenance.runMaintenance();
+    await trash.purgeExpired();
+  };
   if (config.maintenance.onStart) setTimeout(() => void maintain(), 0).unref();
   const maintenanceTimer =
     config.maintenance.intervalMs > 0 ? setInterval(() => void maintain(), config.maintenance.intervalMs) : undefined;

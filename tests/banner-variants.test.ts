@@ -121,7 +121,7 @@ describe('variants of an uploaded banner (local storage)', () => {
     expect(oldFiles.filter(existsSync)).toEqual([]);
     expect(newFiles.map(existsSync)).toEqual([true, true, true]); // the banner, 320, 400
 
-    await api.as(admin).delete(`/blogs/${blog._id}`).expect(204);
+    await api.as(admin).delete(`/blogs/${blog._id}?permanent=true`).expect(204);
     expect(newFiles.filter(existsSync)).toEqual([]);
   });
 

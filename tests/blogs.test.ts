@@ -491,13 +491,13 @@ describe('PUT /blogs/{blogId}', () => {
 });
 
 describe('DELETE /blogs/{blogId}', () => {
-  it('answers 204 and removes the blog, its banner file, its comments and its likes', async () => {
+  it('with permanent=true answers 204 and removes the blog, its banner file, its comments and its likes', async () => {
     const blog = await createBlog(ctx.app, admin, { status: 'published' });
     await api.as(reader).post(`/likes/blog/${blog._id}`).expect(200);
     await api.as(reader).post(`/comments/blog/${blog._id}`).send({ content: 'First!' }).expect(201);
     const file = fileOf((blog.banner as { url: string }).url);
 
-    const response = await api.as(admin).delete(`/blogs/${blog._id}`);
+    const response = await api.as(admin).delete(`/blogs/${blog._id}?permanent=true`);
 
     expect(response.status).toBe(204);
     expect(response.text).toBe('');

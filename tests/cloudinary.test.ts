@@ -53,7 +53,7 @@ describe('banners on Cloudinary', () => {
     const blog = await createBlog(ctx.app, admin);
     const { publicId } = cloud.uploads.at(-1)!;
 
-    await api.as(admin).delete(`/blogs/${blog._id}`).expect(204);
+    await api.as(admin).delete(`/blogs/${blog._id}?permanent=true`).expect(204);
 
     expect(cloud.destroyed).toContain(publicId);
     expect(cloud.stored.has(publicId)).toBe(false);

@@ -396,7 +396,7 @@ describe('comments and the blog they are on', () => {
     await addComment(users[0], blog._id, 'before the deletion');
 
     const [deletion, ...creations] = await Promise.all([
-      api.as(admin).delete(`/blogs/${blog._id}`),
+      api.as(admin).delete(`/blogs/${blog._id}?permanent=true`),
       ...users.map((user) => api.as(user).post(commentsOf(blog._id)).send({ content: 'racing' })),
     ]);
 

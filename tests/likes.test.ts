@@ -216,7 +216,7 @@ describe('likes and the blog they are on', () => {
     await api.as(users[0]).post(likePath(blog._id)).expect(200);
 
     const [deletion, ...likes] = await Promise.all([
-      api.as(admin).delete(`/blogs/${blog._id}`),
+      api.as(admin).delete(`/blogs/${blog._id}?permanent=true`),
       ...users.slice(1).map((user) => api.as(user).post(likePath(blog._id))),
     ]);
 

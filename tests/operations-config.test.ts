@@ -56,7 +56,12 @@ describe('failure-behaviour configuration', () => {
     expect(config.storage.saveTimeoutMs).toBe(15_000);
     expect(config.shutdownReadinessDelayMs).toBe(5_000);
     expect(config.http).toEqual({ headersTimeoutMs: 20_000, requestTimeoutMs: 60_000, keepAliveTimeoutMs: 5_000 });
-    expect(config.maintenance).toEqual({ intervalMs: 3_600_000, onStart: true, orphanMinAgeMs: 3_600_000 });
+    expect(config.maintenance).toEqual({
+      intervalMs: 3_600_000,
+      onStart: true,
+      orphanMinAgeMs: 3_600_000,
+      trashRetentionMs: 30 * 24 * 3_600_000,
+    });
   });
 
   it('reads each setting and refuses values outside its range, naming the variable', () => {

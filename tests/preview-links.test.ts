@@ -76,6 +76,14 @@ describe('a preview link', () => {
     expect((await open(link.url)).body).toEqual(NOT_FOUND);
   });
 
+  it('stays dead once its post was published, even back in draft', async () => {
+    const draft = await createBlog(ctx.app, admin);
+    const link = await linkTo(draft._id);
+    await api.as(admin).put(`/blogs/${draft._id}`).field('status', 'published').expect(200);
+    await api.as(admin).put(`/blogs/${draft._id}`).field('status', 'draft').expect(200);
+    expect((await open(link.url)).body).toEqual(NOT_FOUND);
+  });
+
   it('is made again after a revocation, and the new one works', async () => {
     const draft = await createBlog(ctx.app, admin);
     await api.as(admin).delete(`/blogs/${draft._id}/preview-link`).expect(204);

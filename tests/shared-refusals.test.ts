@@ -103,6 +103,8 @@ const ROUTES_WITH_ID = [
   'DELETE /comments/{commentId}',
   'POST /blogs/{blogId}/preview-link',
   'DELETE /blogs/{blogId}/preview-link',
+  'POST /trash/{blogId}/restore',
+  'DELETE /trash/{blogId}',
   'DELETE /webhooks/{webhookId}',
   'GET /webhooks/{webhookId}/deliveries',
   'POST /webhooks/{webhookId}/deliveries/{deliveryId}/replay',
@@ -112,7 +114,7 @@ describe('without a token', () => {
   it('covers every route behind the access token', () => {
     const sessions = ['GET /auth/sessions', 'DELETE /auth/sessions', 'POST /auth/verify-email/resend'];
     const others = ['GET /users/current', 'PUT /users/current', 'DELETE /users/current', 'GET /users/', 'GET /blogs/'];
-    const webhooks = ['GET /webhooks/', 'POST /webhooks/'];
+    const webhooks = ['GET /webhooks/', 'POST /webhooks/', 'GET /trash/', 'DELETE /trash/'];
     const withoutId = [
       ...sessions,
       ...others,
@@ -190,15 +192,19 @@ describe('every admin operation of the contract, as a regular user', () => {
     expect(adminOperations.map(name).sort()).toEqual([
       'DELETE /blogs/{blogId}',
       'DELETE /blogs/{blogId}/preview-link',
+      'DELETE /trash/',
+      'DELETE /trash/{blogId}',
       'DELETE /users/{userId}',
       'DELETE /webhooks/{webhookId}',
       'GET /comments/',
+      'GET /trash/',
       'GET /users/',
       'GET /users/{userId}',
       'GET /webhooks/',
       'GET /webhooks/{webhookId}/deliveries',
       'POST /blogs/',
       'POST /blogs/{blogId}/preview-link',
+      'POST /trash/{blogId}/restore',
       'POST /webhooks/',
       'POST /webhooks/{webhookId}/deliveries/{deliveryId}/replay',
       'PUT /blogs/{blogId}',

@@ -379,7 +379,10 @@ export interface paths {
         /** Change a blog; a new banner replaces the old one (admin) */
         put: operations["updateBlog"];
         post?: never;
-        /** Delete a blog with its banner, likes and comments (admin) */
+        /**
+         * Delete a blog: to the trash, or at once with its banner, likes and comments (admin)
+         * @description Without `permanent=true` the blog goes to the trash (`/trash`): gone for readers at once, restorable with its comments, likes and counters, purged after TRASH_RETENTION_DAYS.
+         */
         delete: operations["deleteBlog"];
         options?: never;
         head?: never;
@@ -512,6 +515,61 @@ export interface paths {
         put?: never;
         post?: never;
         delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/trash/": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Blogs in the trash, last trashed first, as cards (admin) */
+        get: operations["listTrash"];
+        put?: never;
+        post?: never;
+        /** Purge every trashed blog with its banner, comments and likes (admin) */
+        delete: operations["emptyTrash"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/trash/{blogId}/restore": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Put a trashed blog back, with its comments, likes and counters (admin)
+         * @description A fresh slug is given when another blog took its own meanwhile; a blog not in the trash answers 400.
+         */
+        post: operations["restoreBlog"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/trash/{blogId}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        /** Purge one trashed blog with its banner, comments and likes (admin) */
+        delete: operations["purgeBlog"];
         options?: never;
         head?: never;
         patch?: never;
@@ -1216,6 +1274,59 @@ export interface components {
             /** @description What both URLs carry */
             token: string;
             expiresAt: components["schemas"]["DateTime"];
+        };
+        /** @description A blog in the trash: its card, when and by whom it was trashed */
+        TrashedBlog: {
+            _id: components["schemas"]["ObjectId"];
+            /** @description Plain text, returned exactly as sent: it may contain "<", ">", "&" or quotes, even a `<script>` tag. Render it as text (textContent, or your template's escaping), never as HTML. */
+            title: string;
+            /** @description URL-friendly, unique, generated from the title */
+            slug: string;
+            /** @description Plain text for a card: the admin's own, or the content's first ~200 characters, cut at a word and ended "…". Plain text, returned exactly as sent: it may contain "<", ">", "&" or quotes, even a `<script>` tag. Render it as text (textContent, or your template's escaping), never as HTML. */
+            excerpt: string;
+            /** @description Minutes to read the content, at 200 words a minute */
+            readingTime: number;
+            /** @description Normalised: lowercase letters, digits and single hyphens, 1 to 30 characters; empty when none */
+            tags: string[];
+            banner: {
+                /** Format: uri */
+                url: string;
+                width: number;
+                height: number;
+                /** @description The banner resized, narrowest first, for `srcset` (`url` + " " + `width` + "w"); empty for a banner stored before variants until `npm run banners:backfill` makes them */
+                variants?: {
+                    /** Format: uri */
+                    url: string;
+                    width: number;
+                    height: number;
+                    /** @enum {string} */
+                    format: "webp";
+                }[];
+            };
+            /** @description The full User for admin viewers; a PublicUser (no email) for everyone else */
+            author: components["schemas"]["User"] | components["schemas"]["PublicUser"];
+            viewsCount: number;
+            likesCount: number;
+            commentsCount: number;
+            /** @enum {string} */
+            status: "draft" | "published";
+            /** @description null while a draft */
+            publishedAt: components["schemas"]["DateTime"] | null;
+            /** @description When a scheduled draft goes live by itself; only on scheduled drafts, which only admins see */
+            publishAt?: components["schemas"]["DateTime"];
+            createdAt: components["schemas"]["DateTime"];
+            updatedAt: components["schemas"]["DateTime"];
+            /** @description Whether the signed-in user likes this blog */
+            likedByMe: boolean;
+            trashedAt: components["schemas"]["DateTime"];
+            trashedBy: components["schemas"]["ObjectId"];
+        };
+        TrashPage: {
+            limit: number;
+            offset: number;
+            /** @description How many exist in all, across pages */
+            total: number;
+            blogs: components["schemas"]["TrashedBlog"][];
         };
         /**
          * @example {
@@ -3308,7 +3419,10 @@ export interface operations {
     };
     deleteBlog: {
         parameters: {
-            query?: never;
+            query?: {
+                /** @description true: delete at once with banner, comments and likes; else the post goes to the trash */
+                permanent?: boolean;
+            };
             header?: never;
             path: {
                 /** @description The blog's _id */
@@ -3961,6 +4075,136 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["ServerError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    listTrash: {
+        parameters: {
+            query?: {
+                /**
+                 * @description Page size, 1 to 50; default 20. Give it at most once.
+                 * @example 10
+                 */
+                limit?: components["parameters"]["Limit"];
+                /**
+                 * @description How many to skip; default 0. Give it at most once. At most 100000 (a bound of this API, beyond the spec's "minimum 0": a skip costs the database work in proportion, and larger numbers would lose precision); a larger offset answers 400 ValidationError.
+                 * @example 0
+                 */
+                offset?: components["parameters"]["Offset"];
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description One page of trashed blogs */
+            200: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["TrashPage"];
+                };
+            };
+            400: components["responses"]["ValidationFailed"];
+            401: components["responses"]["Unauthenticated"];
+            403: components["responses"]["Forbidden"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["ServerError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    emptyTrash: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Emptied; no body */
+            204: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            401: components["responses"]["Unauthenticated"];
+            403: components["responses"]["Forbidden"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["ServerError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    restoreBlog: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The blog's _id */
+                blogId: components["parameters"]["BlogId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The blog, back */
+            200: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["BlogResponse"];
+                };
+            };
+            400: components["responses"]["BadRequestOrValidation"];
+            401: components["responses"]["Unauthenticated"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["ServerError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    purgeBlog: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The blog's _id */
+                blogId: components["parameters"]["BlogId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Purged; no body */
+            204: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            400: components["responses"]["ValidationFailed"];
+            401: components["responses"]["Unauthenticated"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["ServerError"];
             503: components["responses"]["ServiceUnavailable"];

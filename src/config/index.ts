@@ -10,6 +10,7 @@ import { loadDevelopmentSecrets } from './development-secrets';
 import { parseDurationMs, parseDurationSeconds } from './duration';
 import { readNamedParts } from './named-parts';
 import { parsePublicReads, PUBLIC_READS_FORMAT, type PublicCachePolicy } from './public-reads';
+import { TRASH_RETENTION } from '../schemas/trash';
 
 export { ConfigError };
 export { API_BASE_PATH, API_VERSION } from './api';
@@ -173,6 +174,8 @@ const environmentSchema = z.object({
   // driver's own deadlines are options of MONGODB_URI (MONGODB_URI_TIMEOUTS below).
   DB_WATCHDOG_UNREACHABLE_MS: integer(20_000, 0, 60 * 60_000),
   RECONCILE_INTERVAL_MS: integer(60 * 60_000, 0, 7 * 24 * 60 * 60_000),
+  // Posts in the trash longer than this are purged by the maintenance runs.
+  TRASH_RETENTION_DAYS: integer(TRASH_RETENTION.defaultDays, TRASH_RETENTION.minDays, TRASH_RETENTION.maxDays),
   STORAGE_SAVE_TIMEOUT_MS: integer(15_000, 100, 10 * 60_000),
   // Node's HTTP server: all headers, the whole request, an idle keep-alive connection.
   HTTP_TIMEOUTS: durations({
@@ -365,8 +368,8 @@ export interface Config {
     /** How long the database may stay unreachable while a fresh connection succeeds before the connection is recreated. */
     watchdogUnreachableMs: number;
   };
-  /** Counter reconciliation and the orphan-banner sweep. */
-  maintenance: { intervalMs: number; onStart: boolean; orphanMinAgeMs: number };
+  /** Counter reconciliation, the orphan-banner sweep and the trash's purge. */
+  maintenance: { intervalMs: number; onStart: boolean; orphanMinAgeMs: number; trashRetentionMs: number };
 }
 
 export interface LoadedConfig {
@@ -619,6 +622,7 @@ export function loadConfig(
       intervalMs: env.RECONCILE_INTERVAL_MS,
       onStart: env.RECONCILE_INTERVAL_MS > 0,
       orphanMinAgeMs: ORPHAN_BANNER_MIN_AGE_MS,
+      trashRetentionMs: env.TRASH_RETENTION_DAYS * 24 * 60 * 60_000,
     },
   };
   if (config.http.headersTimeoutMs > config.http.requestTimeoutMs) {

@@ -35,6 +35,7 @@ import {
   ModeratedCommentSchema,
   newCommentBody,
 } from '../schemas/comment';
+import { PERMANENT_QUERY } from '../schemas/trash';
 import type { ContractPart, JsonSchema, Paths, ResponseObject } from './types';
 
 const exampleBlog = {
@@ -244,9 +245,20 @@ const blogPaths: Paths = {
     delete: {
       operationId: 'deleteBlog',
       tags: ['Blogs'],
-      summary: 'Delete a blog with its banner, likes and comments (admin)',
+      summary: 'Delete a blog: to the trash, or at once with its banner, likes and comments (admin)',
+      description:
+        'Without `permanent=true` the blog goes to the trash (`/trash`): gone for readers at once, restorable with ' +
+        'its comments, likes and counters, purged after TRASH_RETENTION_DAYS.',
       security: BEARER,
-      parameters: [ref('parameters', 'BlogId')],
+      parameters: [
+        ref('parameters', 'BlogId'),
+        {
+          name: 'permanent',
+          in: 'query',
+          description: PERMANENT_QUERY.schema.description,
+          schema: PERMANENT_QUERY.schema,
+        },
+      ],
       responses: { '204': deleted, ...validation, ...adminOnly, '404': notFound('Blog'), ...COMMON_RESPONSES },
     },
   },

@@ -8,6 +8,7 @@ import { authContract } from './auth.paths';
 import { blogContract } from './blogs.paths';
 import { headers, parameters, responses, schemas, securitySchemes } from './components';
 import { previewContract } from './previews.paths';
+import { trashContract } from './trash.paths';
 import { webhookContract } from './webhooks.paths';
 import { feedContract } from './feed.paths';
 import { healthContract } from './health.paths';
@@ -65,6 +66,7 @@ const parts: ContractPart[] = [
   userContract,
   blogContract,
   previewContract,
+  trashContract,
   webhookContract,
   feedContract,
   healthContract,

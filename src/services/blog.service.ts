@@ -27,7 +27,7 @@ import { LikeModel } from '../models/like.model';
 import { USER_VIEW_FIELDS, UserModel, userView } from '../models/user.model';
 import type { BannerImage } from './banner-image';
 import { slugBaseFromTitle } from './blog-content';
-import type { BannerStorage } from './storage';
+import { discardBanner as discardStoredBanner, type BannerStorage } from './storage';
 import type { AccountService } from './account.service';
 import { authorView, canReadDrafts, visibleTo, type Viewer } from './viewer';
 
@@ -122,17 +122,7 @@ export function createBlogService({ storage, logger, accounts, events = ignoreEv
     return { ...stored, width, height };
   }
 
-  /** Deletes a file whose record is already gone or never came to be; a failure only leaves an orphan file, so it is logged. */
-  async function discardBanner(key: string): Promise<void> {
-    try {
-      await storage.remove(key);
-    } catch (error) {
-      logger.error('could not delete a banner file; it is orphaned', {
-        key,
-        error: error instanceof Error ? error.message : String(error),
-      });
-    }
-  }
+  const discardBanner = (key: string) => discardStoredBanner(storage, logger, key);
 
   /**
    * Saves with the slug derived from the title, or with a random suffix when another blog holds it.
@@ -266,6 +256,9 @@ export function createBlogService({ storage, logger, accounts, events = ignoreEv
     if (fields.content !== undefined || excerpt !== undefined)
       blog.set(cardFields(blog.content, excerpt, blog.customExcerpt ?? false));
     if (fields.status === 'published' && !blog.publishedAt) blog.publishedAt = new Date();
+    // publication ends the post's preview links for good, even if it goes back to draft later
+    if (blog.status === 'published' && statusBefore !== 'published')
+      blog.previewVersion = (blog.previewVersion ?? 0) + 1;
     const oldBannerKey = blog.banner?.key;
     const newBanner = banner && (await storeBanner(banner));
     if (newBanner) blog.set('banner', newBanner);
@@ -347,6 +340,7 @@ export function createBlogService({ storage, logger, accounts, events = ignoreEv
   }
 
   return {
+    present,
     previewVersionOf,
     readPreview,
     revokePreviews,

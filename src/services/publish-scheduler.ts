@@ -34,7 +34,12 @@ export function createPublishScheduler({ events, logger, lateness, intervalMs }:
   async function publishOne(id: unknown, publishAt: Date): Promise<boolean> {
     const published = await BlogModel.findOneAndUpdate(
       { _id: id, status: 'draft', publishAt },
-      { $set: { status: 'published', publishedAt: publishAt, publishEventPending: true }, $unset: { publishAt: 1 } },
+      {
+        $set: { status: 'published', publishedAt: publishAt, publishEventPending: true },
+        $unset: { publishAt: 1 },
+        // as a publication by hand does: the post's preview links end for good
+        $inc: { previewVersion: 1 },
+      },
       { new: true, timestamps: false, projection: { _id: 1 } },
     ).lean();
     if (published) lateness?.observe((Date.now() - publishAt.getTime()) / 1000);

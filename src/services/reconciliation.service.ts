@@ -13,6 +13,7 @@
 import type { Types } from 'mongoose';
 import type { Logger } from '../lib/logger';
 import { BlogModel } from '../models/blog.model';
+import { TrashedBlogModel } from '../models/trashed-blog.model';
 import { CommentModel } from '../models/comment.model';
 import { LikeModel } from '../models/like.model';
 import type { BannerStorage } from './storage';
@@ -93,10 +94,12 @@ async function reconcileCounters(logger: Logger): Promise<ReconciliationReport> 
   const goneForComments = missing(comments);
   const stillGone = async (ids: string[]) => {
     if (ids.length === 0) return [];
-    const existing = await BlogModel.find({ _id: { $in: ids } })
-      .select('_id')
-      .lean();
-    const present = new Set(existing.map((blog) => String(blog._id)));
+    // a trashed blog keeps its records, for a restore
+    const [existing, trashed] = await Promise.all([
+      BlogModel.find({ _id: { $in: ids } }, '_id').lean(),
+      TrashedBlogModel.find({ _id: { $in: ids } }, '_id').lean(),
+    ]);
+    const present = new Set([...existing, ...trashed].map((blog) => String(blog._id)));
     return ids.filter((id) => !present.has(id));
   };
   const [likeBlogs, commentBlogs] = await Promise.all([stillGone(goneForLikes), stillGone(goneForComments)]);
@@ -122,6 +125,11 @@ export interface SweepReport {
   removed: string[];
 }
 
+/** Asked again just before removing: a blog written (or trashed) since the first look names it now. */
+const isNamed = async (key: string) =>
+  (await BlogModel.exists({ 'banner.key': key })) !== null ||
+  (await TrashedBlogModel.exists({ bannerKey: key })) !== null;
+
 async function sweepOrphanBanners(
   storage: BannerStorage,
   { minAgeMs, logger }: { minAgeMs: number; logger: Logger },
@@ -133,14 +141,15 @@ async function sweepOrphanBanners(
     logger.info(`orphan sweep: ${files.length} banner files checked, none old enough to be an orphan`);
     return { filesChecked: files.length, removed };
   }
-  const named = new Set((await BlogModel.distinct('banner.key')).map(String));
+  const [live, trashed] = await Promise.all([BlogModel.distinct('banner.key'), TrashedBlogModel.distinct('bannerKey')]);
+  const named = new Set([...live, ...trashed].map(String));
   const gone = new Set<string>();
   for (const file of oldEnough) {
     // a variant file lives as long as its banner: removed with it, or on its own when the banner is gone
     const banner = file.of ?? file.key;
     if (gone.has(banner)) continue;
     // read again right before deleting: a blog saved meanwhile may name it now
-    if (named.has(banner) || (await BlogModel.exists({ 'banner.key': banner }))) continue;
+    if (named.has(banner) || (await isNamed(banner))) continue;
     await storage.remove(file.key);
     if (!file.of) gone.add(file.key);
     removed.push(file.key);

@@ -7,6 +7,7 @@ import { checkSchema, param, type CustomValidator, type ParamSchema, type Schema
 import type { Request } from 'express';
 import { BANNER_FIELD, BLOG_LIST_QUERY, createBlogBody, updateBlogBody } from '../schemas/blog';
 import { previewLinkBody } from '../schemas/preview';
+import { PERMANENT_QUERY } from '../schemas/trash';
 import { sanitizeBlogContent } from '../services/blog-content';
 import { inspectBannerImage, InvalidImageError } from '../services/banner-image';
 import { jsonContentType, jsonObjectBody, objectIdParam, pagination } from './common.validators';
@@ -59,6 +60,11 @@ function formRules(form: { rules: Schema }, bannerRequired: boolean) {
 }
 
 export const blogIdValidators = [objectIdParam('blogId', 'Blog id')];
+/** DELETE /blogs/{blogId}: to the trash, or at once with `permanent=true`. */
+export const deleteBlogValidators = [
+  ...blogIdValidators,
+  ...checkSchema({ permanent: PERMANENT_QUERY.rules }, ['query']),
+];
 
 export function createBlogValidators(options: { contentMaxLength: number }) {
   const form = createBlogBody(options.contentMaxLength);

@@ -6,6 +6,7 @@ import { signedInUser, viewerOf } from '../../lib/request-locals';
 import { BANNER_FIELD, type BlogFields } from '../../schemas/blog';
 import type { BannerInput, BlogService } from '../../services/blog.service';
 import { pageOf } from '../../services/pagination';
+import type { TrashService } from '../../services/trash.service';
 
 /**
  * The form's fields as validated (those of src/schemas/blog.ts, stored as they are, and the update's
@@ -22,7 +23,15 @@ const listQueryOf = (data: Record<string, unknown>) => ({
   card: data.fields === 'card',
 });
 
-export function createBlogController({ blogs, config }: { blogs: BlogService; config: Config }) {
+export function createBlogController({
+  blogs,
+  trash,
+  config,
+}: {
+  blogs: BlogService;
+  trash: TrashService;
+  config: Config;
+}) {
   /** The uploaded banner, when the validators found one, proved it an image and re-encoded it (res.locals.banner). */
   function bannerOf(req: Request, res: Response): BannerInput | undefined {
     const image = res.locals.banner;
@@ -71,8 +80,11 @@ export function createBlogController({ blogs, config }: { blogs: BlogService; co
       res.json({ blog });
     },
 
+    /** To the trash, or at once with `permanent=true` (the interface's delete: banner, comments and likes go too). */
     async deleteBlog(req: Request, res: Response) {
-      await blogs.deleteBlog(matchedData(req).blogId);
+      const { blogId, permanent } = matchedData(req);
+      if (permanent) await blogs.deleteBlog(blogId);
+      else await trash.trash(blogId, signedInUser(res));
       res.sendStatus(204);
     },
   };

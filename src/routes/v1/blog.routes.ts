@@ -11,6 +11,7 @@ import {
   blogSlugValidators,
   createBlogValidators,
   createPreviewLinkValidators,
+  deleteBlogValidators,
   listBlogsOfUserValidators,
   listBlogsValidators,
   listTagsValidators,
@@ -50,7 +51,7 @@ export function blogRoutes(deps: RouteDeps): Router {
     validate,
     blogs.updateBlog,
   );
-  router.delete('/:blogId', authorize('blogs:manage'), blogIdValidators, validate, blogs.deleteBlog);
+  router.delete('/:blogId', authorize('blogs:manage'), deleteBlogValidators, validate, blogs.deleteBlog);
   return router;
 }
 

@@ -10,6 +10,7 @@ import type { BlogService } from '../../services/blog.service';
 import type { EngagementService } from '../../services/engagement.service';
 import type { SessionService } from '../../services/session.service';
 import type { PreviewLinks } from '../../services/preview-links';
+import type { TrashService } from '../../services/trash.service';
 import type { UserService } from '../../services/user.service';
 import type { WebhookService } from '../../services/webhook.service';
 
@@ -21,6 +22,8 @@ export interface RouteDeps {
   blogs: BlogService;
   /** Likes and comments. */
   engagement: EngagementService;
+  /** Trashed blogs: restore and purge. */
+  trash: TrashService;
   /** Signed links to drafts. */
   previewLinks: PreviewLinks;
   /** Admins' webhooks and their deliveries. */

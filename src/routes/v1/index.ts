@@ -7,6 +7,7 @@ import { commentRoutes } from './comment.routes';
 import { docsRoutes } from './docs.routes';
 import { likeRoutes } from './like.routes';
 import type { RouteDeps } from './deps';
+import { trashRoutes } from './trash.routes';
 import { userRoutes } from './user.routes';
 import { webhookRoutes } from './webhook.routes';
 
@@ -22,6 +23,7 @@ export function v1Routes(deps: RouteDeps): Router {
   router.use('/tags', tagRoutes(deps));
   router.use('/likes', likeRoutes(deps));
   router.use('/comments', commentRoutes(deps));
+  router.use('/trash', trashRoutes(deps));
   router.use('/webhooks', webhookRoutes(deps));
   router.use(docsRoutes(deps.openApiDocument));
   return router;

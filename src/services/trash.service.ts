@@ -1,0 +1,203 @@
+/**
+ * The trash (docs/admin-guide.md, "Trash"). Trashing moves the blog document into `trashed_blogs`
+ * (insert, then delete: no multi-document transaction, so each step is safe to repeat), so the post is
+ * gone at once for every read of `blogs` (lists, slug, tags, feeds, likes, comments, previews). Its
+ * comments and likes stay under its id; a restore puts the document back, recounts its counters and gives
+ * it a fresh slug if its own was taken meanwhile. A purge (one, all, or by the sweep after the retention)
+ * first claims the trashed copy with a conditional delete, so two instances never purge one post twice;
+ * then its comments, likes and banner go. A crash after the claim leaves records the reconciliation and
+ * the orphan sweep remove.
+ */
+import { randomBytes } from 'node:crypto';
+import { Types } from 'mongoose';
+import { BadRequest, NotFound } from '../errors/http-errors';
+import type { Logger } from '../lib/logger';
+import { duplicateKeyField, isDuplicateKeyError } from '../lib/mongo-errors';
+import { BlogModel } from '../models/blog.model';
+import { CommentModel } from '../models/comment.model';
+import { LikeModel } from '../models/like.model';
+import { TrashedBlogModel } from '../models/trashed-blog.model';
+import type { BlogView } from '../schemas/blog';
+import type { TrashedBlogView } from '../schemas/trash';
+import type { BlogService } from './blog.service';
+import { ignoreEvents, type EventRecorder } from './events';
+import type { Page } from './pagination';
+import { discardBanner, type BannerStorage } from './storage';
+import type { Viewer } from './viewer';
+
+/** Posts purged at once by the sweep or an emptying; the rest wait for the next round. */
+const PURGE_BATCH = 100;
+
+export interface TrashServiceDeps {
+  /** Shows restored and listed posts; absent for the maintenance runs, which only purge. */
+  blogs?: Pick<BlogService, 'present'>;
+  storage: BannerStorage;
+  logger: Logger;
+  events?: EventRecorder;
+  /** TRASH_RETENTION_DAYS, in milliseconds. */
+  retentionMs: number;
+}
+
+type RawBlog = Record<string, unknown> & { _id: Types.ObjectId; slug: string; status: string };
+
+export function createTrashService({ blogs, storage, logger, events = ignoreEvents, retentionMs }: TrashServiceDeps) {
+  const shown = () => {
+    if (!blogs) throw new Error('this trash service only purges');
+    return blogs;
+  };
+
+  /** Copies the blog into the trash, then takes it out of `blogs`; 404 when there is no such blog. */
+  async function trash(blogId: string, by: Viewer): Promise<void> {
+    const blog = (await BlogModel.findById(blogId).lean()) as RawBlog | null;
+    if (!blog) throw new NotFound('Blog not found');
+    const trashedAt = new Date();
+    const banner = blog.banner as { key?: string } | undefined;
+    try {
+      await TrashedBlogModel.collection.insertOne({
+        _id: blog._id,
+        blog,
+        author: blog.author,
+        bannerKey: banner?.key,
+        trashedAt,
+        trashedBy: by._id,
+      });
+    } catch (error) {
+      // trashed already, by a retry or another admin: that copy stands
+      if (!isDuplicateKeyError(error)) throw error;
+    }
+    const { deletedCount } = await BlogModel.deleteOne({ _id: blog._id });
+    if (!deletedCount) {
+      // deleted for good meanwhile: a copy of ours would outlive it
+      await TrashedBlogModel.deleteOne({ _id: blog._id, trashedAt });
+      throw new NotFound('Blog not found');
+    }
+    await events.record({
+      id: `blog.deleted:${String(blog._id)}:${trashedAt.toISOString()}`,
+      name: 'blog.deleted',
+      blogId: String(blog._id),
+      payload: { _id: String(blog._id), slug: blog.slug },
+      occurredAt: trashedAt,
+    });
+  }
+
+  /** Puts the document back as it was, under a fresh slug if another post took its own meanwhile. */
+  async function putBack(blog: RawBlog): Promise<RawBlog> {
+    for (;;) {
+      try {
+        await BlogModel.collection.insertOne(blog);
+        return blog;
+      } catch (error) {
+        if (duplicateKeyField(error) === 'slug')
+          blog = { ...blog, slug: `${blog.slug}-${randomBytes(3).toString('hex')}` };
+        else if (isDuplicateKeyError(error))
+          return blog; // restored already, and cut short before leaving the trash
+        else throw error;
+      }
+    }
+  }
+
+  /** Counters as the records say: a like or comment may have landed while the post was being moved. */
+  async function recount(blogId: Types.ObjectId) {
+    const [likesCount, commentsCount] = await Promise.all([
+      LikeModel.countDocuments({ blog: blogId }),
+      CommentModel.countDocuments({ blog: blogId }),
+    ]);
+    await BlogModel.updateOne({ _id: blogId }, { $set: { likesCount, commentsCount } }, { timestamps: false });
+  }
+
+  async function restore(blogId: string, viewer: Viewer): Promise<BlogView> {
+    const trashed = await TrashedBlogModel.findById(blogId).lean();
+    if (!trashed) {
+      if (await BlogModel.exists({ _id: blogId })) throw new BadRequest('This blog is not in the trash');
+      throw new NotFound('Blog not found');
+    }
+    // links made before the trash stay dead: a preview ends when its post is trashed
+    const blog0 = trashed.blog as RawBlog;
+    const restored = await putBack({ ...blog0, previewVersion: Number(blog0.previewVersion ?? 0) + 1 });
+    await recount(restored._id);
+    await TrashedBlogModel.deleteOne({ _id: restored._id });
+    const blog = await BlogModel.findById(restored._id).lean();
+    if (!blog) throw new NotFound('Blog not found');
+    const [view] = await shown().present([blog], viewer);
+    if (view!.status === 'published') {
+      const at = new Date();
+      await events.record({
+        id: `blog.published:${String(restored._id)}:restored:${at.toISOString()}`,
+        name: 'blog.published',
+        blogId: String(restored._id),
+        payload: view,
+        occurredAt: at,
+      });
+    }
+    return view!;
+  }
+
+  /** Purges one trashed post if this call is the one that claimed it; false when none was there to claim. */
+  async function purge(blogId: Types.ObjectId | string): Promise<boolean> {
+    const claimed = await TrashedBlogModel.findOneAndDelete({ _id: blogId }).lean();
+    if (!claimed) return false;
+    await Promise.all([CommentModel.deleteMany({ blog: claimed._id }), LikeModel.deleteMany({ blog: claimed._id })]);
+    if (claimed.bannerKey) await discardBanner(storage, logger, claimed.bannerKey);
+    return true;
+  }
+
+  /** Purges in batches every trashed post `filter` finds; answers how many this instance purged. */
+  async function purgeAll(filter: Record<string, unknown>): Promise<number> {
+    let purged = 0;
+    for (;;) {
+      const batch = await TrashedBlogModel.find(filter, '_id').limit(PURGE_BATCH).lean();
+      for (const { _id } of batch) if (await purge(_id)) purged += 1;
+      if (batch.length < PURGE_BATCH) return purged;
+    }
+  }
+
+  return {
+    trash,
+    restore,
+
+    async list(viewer: Viewer, page: Page): Promise<{ total: number; blogs: TrashedBlogView[] }> {
+      const [total, trashed] = await Promise.all([
+        TrashedBlogModel.countDocuments(),
+        TrashedBlogModel.find().sort({ trashedAt: -1, _id: -1 }).skip(page.offset).limit(page.limit).lean(),
+      ]);
+      const cards = await shown().present(
+        trashed.map(({ blog }) => blog as Record<string, unknown>),
+        viewer,
+        true,
+      );
+      return {
+        total,
+        blogs: cards.map((card, index) => ({
+          ...card,
+          trashedAt: trashed[index]!.trashedAt,
+          trashedBy: trashed[index]!.trashedBy,
+        })) as TrashedBlogView[],
+      };
+    },
+
+    async purgeOne(blogId: string): Promise<void> {
+      if (!(await purge(blogId))) throw new NotFound('Blog not found');
+    },
+
+    empty: () => purgeAll({}),
+
+    /** The sweep's part: what was trashed longer ago than the retention. Never throws. */
+    async purgeExpired(now = new Date()): Promise<number> {
+      try {
+        const purged = await purgeAll({ trashedAt: { $lt: new Date(now.getTime() - retentionMs) } });
+        logger.info(`trash: ${purged} posts past the retention purged`);
+        return purged;
+      } catch (error) {
+        logger.warn('trash purge failed; the next run tries again', {
+          error: error instanceof Error ? error.message : String(error),
+        });
+        return 0;
+      }
+    },
+
+    /** Account deletion: the user's trashed posts go for good too. */
+    deleteTrashOfAuthor: (authorId: Types.ObjectId) => purgeAll({ author: authorId }).then(() => undefined),
+  };
+}
+
+export type TrashService = ReturnType<typeof createTrashService>;

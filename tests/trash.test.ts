@@ -1,0 +1,180 @@
+/**
+ * The trash: DELETE /blogs/{blogId} without permanent=true moves a post out of every reader's sight at
+ * once, keeping its comments, likes and banner for a restore; admins list, restore, purge and empty it;
+ * the maintenance run purges what outlived TRASH_RETENTION_DAYS, once across instances, and leaves
+ * the records and banners of trashed posts alone until then.
+ */
+import { existsSync } from 'node:fs';
+import path from 'node:path';
+import request from 'supertest';
+import { CommentModel } from '../src/models/comment.model';
+import { LikeModel } from '../src/models/like.model';
+import { TrashedBlogModel } from '../src/models/trashed-blog.model';
+import { createReconciliationService } from '../src/services/reconciliation.service';
+import { createBannerStorage } from '../src/services/storage';
+import { createTrashService } from '../src/services/trash.service';
+import { createBlog } from './helpers/blogs';
+import { useTestApp } from './helpers/test-app';
+import { registerAdmin } from './helpers/users';
+
+const ctx = useTestApp({ env: { SITE_URL: 'https://blog.example' } });
+const api = ctx.api;
+const admin = ctx.signedInAdmin();
+const reader = ctx.signedInUser();
+
+const fileOf = (url: string) => path.join(ctx.uploadsDir, 'banners', path.basename(new URL(url).pathname));
+
+/** A published post the reader has liked and commented on, sent to the trash. */
+async function trashedPost(fields: Record<string, string> = {}) {
+  const blog = await createBlog(ctx.app, admin, { status: 'published', tags: 'trashy', ...fields });
+  await api.as(reader).post(`/likes/blog/${blog._id}`).expect(200);
+  await api.as(reader).post(`/comments/blog/${blog._id}`).send({ content: 'Still here?' }).expect(201);
+  await api.as(admin).delete(`/blogs/${blog._id}`).expect(204);
+  return blog;
+}
+
+const trashService = () =>
+  createTrashService({
+    storage: createBannerStorage(ctx.config.storage),
+    logger: ctx.logger,
+    retentionMs: 30 * 24 * 3600_000,
+  });
+
+describe('trashing', () => {
+  it('hides the post from every read at once, and keeps its comments, likes and banner', async () => {
+    const blog = await trashedPost();
+
+    expect((await api.as(reader).get(`/blogs/${blog.slug}`)).status).toBe(404);
+    expect((await api.as(admin).get(`/blogs/${blog.slug}`)).status).toBe(404);
+    const ids = (await api.as(admin).get('/blogs/?limit=50')).body.blogs.map((each: { _id: string }) => each._id);
+    expect(ids).not.toContain(blog._id);
+    expect((await api.as(reader).get('/tags/')).body.tags).not.toContainEqual(
+      expect.objectContaining({ name: 'trashy' }),
+    );
+    expect((await request(ctx.app).get('/feed.xml')).text).not.toContain(blog.slug);
+    expect((await api.as(reader).post(`/likes/blog/${blog._id}`)).status).toBe(404);
+    expect((await api.as(reader).get(`/comments/blog/${blog._id}`)).status).toBe(404);
+
+    expect(await CommentModel.countDocuments({ blog: blog._id })).toBe(1);
+    expect(await LikeModel.countDocuments({ blog: blog._id })).toBe(1);
+    expect(existsSync(fileOf((blog.banner as { url: string }).url))).toBe(true);
+    const listed = await api.as(admin).get('/trash/');
+    expect(listed.body.blogs[0]).toMatchObject({ _id: blog._id, title: blog.title, trashedBy: admin.user._id });
+    expect(listed.body.blogs[0]).not.toHaveProperty('content');
+  });
+
+  it('leaves a trashed post alone in the maintenance run: its records and banner stay', async () => {
+    const blog = await trashedPost();
+    const maintenance = createReconciliationService({
+      storage: createBannerStorage(ctx.config.storage),
+      logger: ctx.logger,
+      orphanMinAgeMs: 0,
+    });
+
+    await maintenance.runMaintenance();
+
+    expect(await CommentModel.countDocuments({ blog: blog._id })).toBe(1);
+    expect(existsSync(fileOf((blog.banner as { url: string }).url))).toBe(true);
+  });
+});
+
+describe('restoring', () => {
+  it('brings the post back whole: comments, likes and counters', async () => {
+    const blog = await trashedPost();
+
+    const restored = await api.as(admin).post(`/trash/${blog._id}/restore`);
+
+    expect(restored.status).toBe(200);
+    expect(restored.body.blog).toMatchObject({ _id: blog._id, slug: blog.slug, likesCount: 1, commentsCount: 1 });
+    expect((await api.as(reader).get(`/blogs/${blog.slug}`)).body.blog).toMatchObject({ likedByMe: true });
+    expect((await api.as(reader).get(`/comments/blog/${blog._id}`)).body.total).toBe(1);
+    expect(await TrashedBlogModel.countDocuments({ _id: blog._id })).toBe(0);
+  });
+
+  it('gives a fresh slug when another post took its own meanwhile', async () => {
+    const blog = await trashedPost({ title: 'Taken title' });
+    await createBlog(ctx.app, admin, { title: 'Taken title' });
+
+    const restored = await api.as(admin).post(`/trash/${blog._id}/restore`);
+
+    expect(restored.body.blog.slug).toMatch(new RegExp(`^${blog.slug}-[0-9a-f]{6}$`));
+  });
+
+  it('refuses a post that is not in the trash with 400', async () => {
+    const live = await createBlog(ctx.app, admin);
+    expect((await api.as(admin).post(`/trash/${live._id}/restore`)).body).toEqual({
+      code: 'BadRequest',
+      message: 'This blog is not in the trash',
+    });
+  });
+
+  it('does not bring its preview links back', async () => {
+    const draft = await createBlog(ctx.app, admin);
+    const link = (await api.as(admin).post(`/blogs/${draft._id}/preview-link`).expect(201)).body.url as string;
+    await api.as(admin).delete(`/blogs/${draft._id}`).expect(204);
+    await api.as(admin).post(`/trash/${draft._id}/restore`).expect(200);
+
+    expect((await request(ctx.app).get(new URL(link).pathname)).status).toBe(404);
+  });
+});
+
+describe('purging', () => {
+  it('purges one post with its comments, likes and banner; then it is gone', async () => {
+    const blog = await trashedPost();
+
+    expect((await api.as(admin).delete(`/trash/${blog._id}`)).status).toBe(204);
+
+    expect(await CommentModel.countDocuments({ blog: blog._id })).toBe(0);
+    expect(await LikeModel.countDocuments({ blog: blog._id })).toBe(0);
+    expect(existsSync(fileOf((blog.banner as { url: string }).url))).toBe(false);
+    expect((await api.as(admin).post(`/trash/${blog._id}/restore`)).status).toBe(404);
+  });
+
+  it('empties the whole trash', async () => {
+    await trashedPost();
+    await trashedPost();
+
+    expect((await api.as(admin).delete('/trash/')).status).toBe(204);
+    expect((await api.as(admin).get('/trash/')).body.total).toBe(0);
+  });
+
+  it('purges what outlived the retention, once with two instances sweeping, and nothing younger', async () => {
+    const old = await trashedPost();
+    const young = await trashedPost();
+    await TrashedBlogModel.updateOne(
+      { _id: old._id },
+      { $set: { trashedAt: new Date(Date.now() - 31 * 24 * 3600_000) } },
+    );
+
+    const purged = await Promise.all([trashService().purgeExpired(), trashService().purgeExpired()]);
+
+    expect(purged[0]! + purged[1]!).toBe(1);
+    expect(await TrashedBlogModel.exists({ _id: old._id })).toBeNull();
+    expect(await CommentModel.countDocuments({ blog: old._id })).toBe(0);
+    expect(existsSync(fileOf((old.banner as { url: string }).url))).toBe(false);
+    expect(await TrashedBlogModel.exists({ _id: young._id })).not.toBeNull();
+  });
+
+  it('purges the trashed posts of a deleted account with it', async () => {
+    const author = await registerAdmin(
+      ctx.buildApp({ ADMIN_EMAILS: 'leaving@example.com' }).app,
+      'leaving@example.com',
+    );
+    const blog = await createBlog(ctx.app, author, { status: 'published' });
+    await api.as(author).delete(`/blogs/${blog._id}`).expect(204);
+
+    await api.as(author).delete('/users/current').expect(204);
+
+    expect(await TrashedBlogModel.exists({ _id: blog._id })).toBeNull();
+    expect(existsSync(fileOf((blog.banner as { url: string }).url))).toBe(false);
+  });
+});
+
+describe('the switch', () => {
+  it('refuses permanent=maybe with 400', async () => {
+    const blog = await createBlog(ctx.app, admin);
+    const answer = await api.as(admin).delete(`/blogs/${blog._id}?permanent=maybe`);
+    expect(answer.status).toBe(400);
+    expect(answer.body.errors.permanent.msg).toBe('permanent must be true or false');
+  });
+});
