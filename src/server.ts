@@ -29,7 +29,7 @@ import { settleWithin } from './lib/timeout';
 import { createReconciliationService } from './services/reconciliation.service';
 import { createBannerStorage, type BannerStorage } from './services/storage';
 import { backfillUsernameKeys } from './models/user.migrations';
-import { backfillBlogCards } from './models/blog.migrations';
+import { backfillBlogCards, backfillSearchTerms } from './models/blog.migrations';
 import { createWebhookEventRecorder } from './services/webhook-events';
 import { createPublishScheduler } from './services/publish-scheduler';
 import { createTrashService } from './services/trash.service';
@@ -50,7 +50,8 @@ async function main(): Promise<void> {
   const metrics = startMetrics(config);
   await backfillUsernameKeys(logger);
   // In the background: reads work out a missing card on the spot meanwhile, so start-up need not wait.
-  void backfillBlogCards(logger);
+  // an older blog is found by search once its terms are in
+  void backfillBlogCards(logger).then(() => backfillSearchTerms(logger));
   const redis = await startRedis(config, logger, metrics);
   const storage = startBannerStorage(config, logger);
   const maintenanceTimer = scheduleMaintenance(config, logger, storage);

@@ -1046,6 +1046,7 @@ export interface components {
             updatedAt: components["schemas"]["DateTime"];
             /** @description Whether the signed-in user likes this blog */
             likedByMe: boolean;
+            snippet?: components["schemas"]["Snippet"];
         };
         BlogResponse: {
             blog: components["schemas"]["Blog"];
@@ -1155,6 +1156,7 @@ export interface components {
             updatedAt: components["schemas"]["DateTime"];
             /** @description Whether the signed-in user likes this blog */
             likedByMe: boolean;
+            snippet?: components["schemas"]["Snippet"];
         };
         BlogCardPage: {
             limit: number;
@@ -1162,6 +1164,23 @@ export interface components {
             /** @description How many exist in all, across pages */
             total: number;
             blogs: components["schemas"]["BlogCard"][];
+        };
+        /**
+         * @example {
+         *       "text": "First post",
+         *       "matches": [
+         *         [
+         *           6,
+         *           10
+         *         ]
+         *       ]
+         *     }
+         */
+        Snippet: {
+            /** @description About 160 characters of the text around the first matched word (the title when only it matched), "…" where cut. Plain text, returned exactly as sent: it may contain "<", ">", "&" or quotes, even a `<script>` tag. Render it as text (textContent, or your template's escaping), never as HTML. */
+            text: string;
+            /** @description Each matched word as [start, end) offsets into `text` in UTF-16 code units (`text.slice(start, end)`) */
+            matches: number[][];
         };
         TagCount: {
             name: string;
@@ -1318,6 +1337,7 @@ export interface components {
             updatedAt: components["schemas"]["DateTime"];
             /** @description Whether the signed-in user likes this blog */
             likedByMe: boolean;
+            snippet?: components["schemas"]["Snippet"];
             trashedAt: components["schemas"]["DateTime"];
             trashedBy: components["schemas"]["ObjectId"];
         };
@@ -2751,6 +2771,11 @@ export interface operations {
                  */
                 tag?: string;
                 /**
+                 * @description Search: only blogs whose title or text holds every word (stemmed, accents and case ignored, stop words dropped), those whose title holds them all first, then newest first; each carries a `snippet`. Refused when it has no word but stop words. Give it at most once.
+                 * @example first post
+                 */
+                q?: string;
+                /**
                  * @description `card`: each blog without `content` (BlogCard); by default the whole Blog Give it at most once.
                  * @example card
                  */
@@ -2762,7 +2787,7 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description One page of blogs, newest first; non-admins see only published ones. With `fields=card`, BlogCards (no `content`) */
+            /** @description One page of blogs, newest first; non-admins see only published ones. With `fields=card`, BlogCards (no `content`); with `q`, the matches, title matches first, each with a `snippet` */
             200: {
                 headers: {
                     "RateLimit-Limit": components["headers"]["RateLimitLimit"];
@@ -3027,6 +3052,11 @@ export interface operations {
                  */
                 tag?: string;
                 /**
+                 * @description Search: only blogs whose title or text holds every word (stemmed, accents and case ignored, stop words dropped), those whose title holds them all first, then newest first; each carries a `snippet`. Refused when it has no word but stop words. Give it at most once.
+                 * @example first post
+                 */
+                q?: string;
+                /**
                  * @description `card`: each blog without `content` (BlogCard); by default the whole Blog Give it at most once.
                  * @example card
                  */
@@ -3041,7 +3071,7 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description One page of blogs, newest first; non-admins see only published ones. With `fields=card`, BlogCards (no `content`) */
+            /** @description One page of blogs, newest first; non-admins see only published ones. With `fields=card`, BlogCards (no `content`); with `q`, the matches, title matches first, each with a `snippet` */
             200: {
                 headers: {
                     "RateLimit-Limit": components["headers"]["RateLimitLimit"];
@@ -4330,7 +4360,7 @@ export interface operations {
                     "application/json": components["schemas"]["WebhookCreated"];
                 };
             };
-            400: components["responses"]["ValidationFailed"];
+            400: components["responses"]["BadRequestOrValidation"];
             401: components["responses"]["Unauthenticated"];
             403: components["responses"]["Forbidden"];
             413: components["responses"]["PayloadTooLarge"];

@@ -16,6 +16,7 @@ import {
   type BlogCardView,
   type BlogStatus,
   type BlogView,
+  type SnippetView,
 } from '../schemas/blog';
 import { keysOf, viewOf } from '../schemas/common';
 
@@ -34,6 +35,9 @@ const blogSchema = new Schema(
     customExcerpt: { type: Boolean, default: false },
     // normalised by the forms (schemas/blog.ts normaliseTag)
     tags: { type: [String], default: undefined },
+    // the stemmed words of title and text, the title's again marked "t:" (lib/search-text.ts): what ?q=
+    // matches, by index; never serialised, and left out of reads unless asked for
+    searchTerms: { type: [String], default: undefined, select: false },
     banner: {
       url: { type: String, required: true },
       width: { type: Number, required: true },
@@ -93,13 +97,16 @@ blogSchema.index({ publishAt: 1 }, { sparse: true });
 blogSchema.index({ publishEventPending: 1 }, { sparse: true });
 // GET /blogs/?tag= lists a tag's blogs newest first (admins)
 blogSchema.index({ tags: 1, createdAt: -1, _id: -1 });
+// GET /blogs/?q= finds the blogs holding every term, newest first within each relevance tier (multikey
+// over the terms: MongoDB scans one term's entries and checks the others on the documents it fetches)
+blogSchema.index({ searchTerms: 1, status: 1, createdAt: -1, _id: -1 });
 // GET /feed.xml, its ?tag= and its ?author=: the latest publications first (a draft published late still leads)
 blogSchema.index({ status: 1, publishedAt: -1, _id: -1 });
 blogSchema.index({ tags: 1, status: 1, publishedAt: -1, _id: -1 });
 blogSchema.index({ author: 1, status: 1, publishedAt: -1, _id: -1 });
 
-/** Fields of the view that are not stored but worked out per viewer. */
-const PER_VIEWER = ['likedByMe'];
+/** Fields of the view that are not stored but worked out per viewer or per search. */
+const PER_VIEWER = ['likedByMe', 'snippet'];
 const STORED_VIEW_KEYS = keysOf(BlogSchema).filter((key) => !PER_VIEWER.includes(key));
 const BannerSchema = BlogSchema.properties.banner;
 
@@ -119,15 +126,36 @@ const VIEW_DEFAULTS = Object.fromEntries(
 /**
  * A blog as the API shows it (src/schemas/blog.ts), from a document's toJSON result or a lean read alike:
  * the view's field order, the banner's storage key and __v left inside, defaults filled in as a hydrated
- * document would have them. `author` is given already shaped for the viewer, and `likedByMe` when known.
+ * document would have them. `author` is given already shaped for the viewer, `likedByMe` when known, and
+ * a search's `snippet` (left out of the JSON otherwise).
  */
-export function blogView(blog: Record<string, unknown>, author: unknown, likedByMe?: boolean): BlogView {
-  return viewOf(BlogSchema, blog, VIEW_DEFAULTS, { author, likedByMe, ...olderFields(blog) });
+export function blogView(
+  blog: Record<string, unknown>,
+  author: unknown,
+  likedByMe?: boolean,
+  snippet?: SnippetView,
+): BlogView {
+  return viewOf(BlogSchema, blog, VIEW_DEFAULTS, {
+    author,
+    likedByMe,
+    ...(snippet && { snippet }),
+    ...olderFields(blog),
+  });
 }
 
 /** The same without `content`, for `fields=card`. */
-export function blogCardView(blog: Record<string, unknown>, author: unknown, likedByMe?: boolean): BlogCardView {
-  return viewOf(BlogCardSchema, blog, VIEW_DEFAULTS, { author, likedByMe, ...olderFields(blog) });
+export function blogCardView(
+  blog: Record<string, unknown>,
+  author: unknown,
+  likedByMe?: boolean,
+  snippet?: SnippetView,
+): BlogCardView {
+  return viewOf(BlogCardSchema, blog, VIEW_DEFAULTS, {
+    author,
+    likedByMe,
+    ...(snippet && { snippet }),
+    ...olderFields(blog),
+  });
 }
 
 /**

@@ -21,6 +21,7 @@ import {
   BlogPageSchema,
   BlogResponseSchema,
   BlogSchema,
+  SnippetSchema,
   TagCountSchema,
   TagPageSchema,
   createBlogBody,
@@ -85,6 +86,7 @@ const blogSchemas: Record<string, JsonSchema> = {
   BlogPage: BlogPageSchema,
   BlogCard: { ...BlogCardSchema, example: cardOf(exampleBlog) },
   BlogCardPage: BlogCardPageSchema,
+  Snippet: { ...SnippetSchema, example: { text: 'First post', matches: [[6, 10]] } },
   TagCount: TagCountSchema,
   TagPage: TagPageSchema,
   Comment: { ...CommentSchema, example: exampleComment },
@@ -130,19 +132,21 @@ const storageDown = respond(
 );
 const blogOk = (description: string) => respond(description, json(schemaRef('BlogResponse'), { blog: exampleBlog }));
 const blogPage = respond(
-  'One page of blogs, newest first; non-admins see only published ones. With `fields=card`, BlogCards (no `content`)',
+  'One page of blogs, newest first; non-admins see only published ones. With `fields=card`, BlogCards (no `content`); ' +
+    'with `q`, the matches, title matches first, each with a `snippet`',
   json(
     { anyOf: [schemaRef('BlogPage'), schemaRef('BlogCardPage')] },
     { limit: 20, offset: 0, total: 1, blogs: [exampleBlog] },
   ),
 );
 const paging = [ref('parameters', 'Limit'), ref('parameters', 'Offset')];
-const listQuery = (['tag', 'fields'] as const).map((name) => ({
+const LIST_QUERY_EXAMPLES = { tag: 'news', q: 'first post', fields: 'card' };
+const listQuery = (['tag', 'q', 'fields'] as const).map((name) => ({
   name,
   in: 'query' as const,
   description: `${BLOG_LIST_QUERY[name].schema.description} Give it at most once.`,
   schema: BLOG_LIST_QUERY[name].schema,
-  example: name === 'tag' ? 'news' : 'card',
+  example: LIST_QUERY_EXAMPLES[name],
 }));
 /** The PUBLIC_READS operator option, on the four reading operations. */
 const PUBLIC_READS_NOTE =

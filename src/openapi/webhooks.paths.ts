@@ -77,7 +77,7 @@ const webhookPaths: Paths = {
           'Registered; the secret is shown this once',
           json(schemaRef('WebhookCreated'), { webhook: exampleWebhook, secret: 'kSx9…' }),
         ),
-        '400': ref('responses', 'ValidationFailed'),
+        '400': ref('responses', 'BadRequestOrValidation'),
         ...adminOnly,
         ...JSON_BODY_RESPONSES,
         ...COMMON_RESPONSES,

@@ -24,7 +24,7 @@ import { AuthorRef } from './user';
 export const BLOG_STATUSES = ['draft', 'published'] as const;
 export type BlogStatus = (typeof BLOG_STATUSES)[number];
 
-export const BLOG_LIMITS = { title: 180, excerpt: 300, tags: 10, tag: 30 } as const;
+export const BLOG_LIMITS = { title: 180, excerpt: 300, tags: 10, tag: 30, query: 200 } as const;
 
 /** The list switch that leaves `content` out (see BlogCardSchema). */
 export const BLOG_LIST_FIELDS = ['card'] as const;
@@ -65,6 +65,24 @@ export const SANITISED_HTML =
   'styles, iframes or javascript: URLs. Safe to insert as HTML; everything else in a blog or comment is plain text.';
 
 export const CountSchema = Type.Integer({ minimum: 0 });
+
+/** A search hit's text around its first match, marked with offsets rather than HTML a client must trust. */
+export const SnippetSchema = Type.Object(
+  {
+    text: Type.String({
+      description: `About 160 characters of the text around the first matched word (the title when only it matched), "…" where cut. ${PLAIN_TEXT}`,
+    }),
+    matches: Type.Array(
+      Type.Unsafe<[number, number]>(Type.Array(Type.Integer({ minimum: 0 }), { minItems: 2, maxItems: 2 })),
+      {
+        description:
+          'Each matched word as [start, end) offsets into `text` in UTF-16 code units (`text.slice(start, end)`)',
+      },
+    ),
+  },
+  { additionalProperties: false },
+);
+export type SnippetView = Static<typeof SnippetSchema>;
 
 // ---- the view ---------------------------------------------------------------------------------------
 
@@ -128,6 +146,7 @@ export const BlogSchema = Type.Object(
     createdAt: DateTimeRef,
     updatedAt: DateTimeRef,
     likedByMe: Type.Boolean({ description: 'Whether the signed-in user likes this blog' }),
+    snippet: Type.Optional(componentRef('Snippet', SnippetSchema)),
   },
   { additionalProperties: false },
 );
@@ -159,7 +178,7 @@ const singleQuery = (label: string): ParamSchema => ({
 const tagMessage = `Tag must be ${TAG_RULE} once normalised`;
 const isTag = (tag: string) => tag.length >= 1 && tag.length <= BLOG_LIMITS.tag;
 
-/** `tag` and `fields` of GET /blogs/ and /blogs/user/{userId}: a tag's posts, and cards instead of whole blogs. */
+/** `tag`, `q` and `fields` of GET /blogs/ and /blogs/user/{userId}: a tag's posts, a search, and cards instead of whole blogs. */
 export const BLOG_LIST_QUERY = {
   tag: {
     schema: Type.String({
@@ -170,6 +189,25 @@ export const BLOG_LIST_QUERY = {
       ...singleQuery('Tag'),
       customSanitizer: { options: (value: string) => normaliseTag(value) },
       custom: { options: isTag, errorMessage: tagMessage },
+    },
+  },
+  q: {
+    schema: Type.String({
+      minLength: 1,
+      maxLength: BLOG_LIMITS.query,
+      description:
+        'Search: only blogs whose title or text holds every word (stemmed, accents and case ignored, stop words ' +
+        'dropped), those whose title holds them all first, then newest first; each carries a `snippet`. ' +
+        'Refused when it has no word but stop words.',
+    }),
+    rules: {
+      ...singleQuery('Search'),
+      trim: true,
+      isLength: {
+        options: { min: 1, max: BLOG_LIMITS.query },
+        errorMessage: `Search must be 1 to ${BLOG_LIMITS.query} characters`,
+        bail: true,
+      },
     },
   },
   fields: {

@@ -21,7 +21,8 @@ import {
   type BlogDocument,
   type BlogStatus,
 } from '../models/blog.model';
-import { cardOf } from '../lib/plain-text';
+import { cardOf, plainTextOf } from '../lib/plain-text';
+import { searchTermsOf } from '../lib/search-text';
 import { CommentModel } from '../models/comment.model';
 import { LikeModel } from '../models/like.model';
 import { USER_VIEW_FIELDS, UserModel, userView } from '../models/user.model';
@@ -30,8 +31,9 @@ import { slugBaseFromTitle } from './blog-content';
 import { discardBanner as discardStoredBanner, type BannerStorage } from './storage';
 import type { AccountService } from './account.service';
 import { authorView, canReadDrafts, visibleTo, type Viewer } from './viewer';
+import { blogSearchOf, blogSnippet, tierWindows, type BlogFilter, type BlogSearch } from './blog-search';
 
-import type { BlogCardView, BlogFields, BlogView, TagCountView } from '../schemas/blog';
+import type { BlogCardView, BlogFields, BlogView, SnippetView, TagCountView } from '../schemas/blog';
 
 export type { BlogStatus } from '../models/blog.model';
 
@@ -61,14 +63,21 @@ export interface BlogPage {
   blogs: BlogView[] | BlogCardView[];
 }
 
-/** What a list asks for beyond its page: one author's blogs, one tag's, cards instead of whole blogs. */
+/** What a list asks for beyond its page: one author's blogs, one tag's, a search, cards instead of whole blogs. */
 export interface BlogListQuery {
   limit: number;
   offset: number;
   authorId?: string;
   tag?: string;
+  /** Words to search for (validated to hold at least one that is not a stop word). */
+  q?: string;
   card?: boolean;
 }
+
+/** The terms a blog with this title and (sanitized) content is found by. */
+const searchFieldsOf = (title: string, content: string) => ({
+  searchTerms: searchTermsOf(title, plainTextOf(content)),
+});
 
 /**
  * The excerpt and reading time to store with a blog's content: an excerpt the admin sent is kept (until
@@ -151,8 +160,9 @@ export function createBlogService({ storage, logger, accounts, events = ignoreEv
     blogs: Record<string, unknown>[],
     viewer: Viewer,
     card: boolean,
+    snippets?: SnippetView[],
   ): Promise<BlogView[] | BlogCardView[]>;
-  async function present(blogs: Record<string, unknown>[], viewer: Viewer, card = false) {
+  async function present(blogs: Record<string, unknown>[], viewer: Viewer, card = false, snippets?: SnippetView[]) {
     if (blogs.length === 0) return [];
     const blogIds = blogs.map((blog) => blog._id);
     const authorIds = [...new Set(blogs.filter((blog) => blog.author != null).map((blog) => String(blog.author)))];
@@ -163,7 +173,9 @@ export function createBlogService({ storage, logger, accounts, events = ignoreEv
     const authorViews = new Map(authors.map((author) => [String(author._id), authorView(userView(author), viewer)]));
     const liked = new Set(likes.map((like) => String(like.blog)));
     const shape = card ? blogCardView : blogView;
-    return blogs.map((blog) => shape(blog, authorViews.get(String(blog.author)) ?? null, liked.has(String(blog._id))));
+    return blogs.map((blog, index) =>
+      shape(blog, authorViews.get(String(blog.author)) ?? null, liked.has(String(blog._id)), snippets?.[index]),
+    );
   }
 
   async function listBlogs(viewer: Viewer, page: BlogListQuery): Promise<BlogPage> {
@@ -172,6 +184,8 @@ export function createBlogService({ storage, logger, accounts, events = ignoreEv
       ...visibleTo(viewer),
       ...(page.authorId ? { author: page.authorId } : {}),
     };
+    const search = page.q === undefined ? undefined : blogSearchOf(page.q);
+    if (search) return searchBlogs(viewer, filter, search, page);
     const [total, blogs] = await Promise.all([
       BlogModel.countDocuments(filter),
       leanDecodedOnce(
@@ -182,6 +196,32 @@ export function createBlogService({ storage, logger, accounts, events = ignoreEv
       ),
     ]);
     return { total, blogs: await present(blogs, viewer, page.card ?? false) };
+  }
+
+  /**
+   * A search's page: the total and the first tier's count, then the page read from one tier or across
+   * both (services/blog-search.ts). The content is read for the snippets, and left out of cards.
+   */
+  async function searchBlogs(viewer: Viewer, filter: BlogFilter, search: BlogSearch, page: BlogListQuery) {
+    const [total, inTitle] = await Promise.all([
+      BlogModel.countDocuments({ ...filter, ...search.filter }),
+      BlogModel.countDocuments({ ...filter, ...search.tiers[0] }),
+    ]);
+    const fields = page.card ? `${BLOG_CARD_FIELDS} content` : BLOG_VIEW_FIELDS;
+    const windows = tierWindows([inTitle, total - inTitle], page.offset, page.limit);
+    const tiers = await Promise.all(
+      windows.map((window) =>
+        leanDecodedOnce(
+          BlogModel.find({ ...filter, ...search.tiers[window.tier] }, fields)
+            .sort(search.sort)
+            .skip(window.skip)
+            .limit(window.limit),
+        ),
+      ),
+    );
+    const blogs = tiers.flat();
+    const snippets = blogs.map((blog) => blogSnippet(blog, search));
+    return { total, blogs: await present(blogs, viewer, page.card ?? false, snippets) };
   }
 
   /** Tags with how many blogs the viewer may see carry each, most used first (then by name, so pages are stable). */
@@ -226,6 +266,7 @@ export function createBlogService({ storage, logger, accounts, events = ignoreEv
       ...fields,
       ...scheduleOf(fields.status, publishAt),
       ...cardFields(fields.content, excerpt, false),
+      ...searchFieldsOf(fields.title, fields.content),
       tags,
       publishedAt: fields.status === 'published' ? new Date() : null,
       author: author._id,
@@ -255,6 +296,7 @@ export function createBlogService({ storage, logger, accounts, events = ignoreEv
     if (blog.status === 'published') blog.set('publishAt', undefined);
     if (fields.content !== undefined || excerpt !== undefined)
       blog.set(cardFields(blog.content, excerpt, blog.customExcerpt ?? false));
+    if (fields.title !== undefined || fields.content !== undefined) blog.set(searchFieldsOf(blog.title, blog.content));
     if (fields.status === 'published' && !blog.publishedAt) blog.publishedAt = new Date();
     // publication ends the post's preview links for good, even if it goes back to draft later
     if (blog.status === 'published' && statusBefore !== 'published')

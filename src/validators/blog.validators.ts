@@ -9,6 +9,7 @@ import { BANNER_FIELD, BLOG_LIST_QUERY, createBlogBody, updateBlogBody } from '.
 import { previewLinkBody } from '../schemas/preview';
 import { PERMANENT_QUERY } from '../schemas/trash';
 import { sanitizeBlogContent } from '../services/blog-content';
+import { isSearchable } from '../services/blog-search';
 import { inspectBannerImage, InvalidImageError } from '../services/banner-image';
 import { jsonContentType, jsonObjectBody, objectIdParam, pagination } from './common.validators';
 import { onlyFields } from './unknown-fields';
@@ -76,8 +77,21 @@ export function updateBlogValidators(options: { contentMaxLength: number }) {
   return [onlyFields(form.fields), ...blogIdValidators, ...formRules(form, false)];
 }
 
-/** A list's page, and which tag and which shape of blog (src/schemas/blog.ts BLOG_LIST_QUERY). */
-const blogListQuery = checkSchema({ tag: BLOG_LIST_QUERY.tag.rules, fields: BLOG_LIST_QUERY.fields.rules }, ['query']);
+/**
+ * A list's page, and which tag, which search and which shape of blog (src/schemas/blog.ts BLOG_LIST_QUERY).
+ * A search must keep a word once stop words and punctuation are dropped, or it would match everything.
+ */
+const blogListQuery = checkSchema<'searchable'>(
+  {
+    tag: BLOG_LIST_QUERY.tag.rules,
+    q: {
+      ...BLOG_LIST_QUERY.q.rules,
+      searchable: { custom: isSearchable, errorMessage: 'Search must hold a word that is not a stop word' },
+    },
+    fields: BLOG_LIST_QUERY.fields.rules,
+  },
+  ['query'],
+);
 
 export const listBlogsValidators = [...pagination, ...blogListQuery];
 export const listBlogsOfUserValidators = [objectIdParam('userId', 'User id'), ...pagination, ...blogListQuery];

@@ -5,13 +5,13 @@
 #
 #   bash tools/fuzz/run.sh            # builds, starts a server on 127.0.0.1, fuzzes, stops it
 #
-# Knobs (environment): FUZZ_MAX_EXAMPLES (default 100), FUZZ_SEED (default 20261123),
+# Knobs (environment): FUZZ_MAX_EXAMPLES (default 60), FUZZ_SEED (default 20261123),
 # FUZZ_TIME_LIMIT seconds per role (default 240), FUZZ_VENV (default .cache/fuzz-venv).
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 
 SCHEMATHESIS_VERSION=4.32.5
-MAX_EXAMPLES=${FUZZ_MAX_EXAMPLES:-100}
+MAX_EXAMPLES=${FUZZ_MAX_EXAMPLES:-60}
 SEED=${FUZZ_SEED:-20261123}
 TIME_LIMIT=${FUZZ_TIME_LIMIT:-240}
 VENV=${FUZZ_VENV:-$PWD/.cache/fuzz-venv}

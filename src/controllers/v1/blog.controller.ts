@@ -17,9 +17,10 @@ function formOf<T>(req: Request): T {
   return fields as T;
 }
 
-/** A list's tag (normalised by the validators) and whether it asks for cards. */
+/** A list's tag (normalised by the validators), its search and whether it asks for cards. */
 const listQueryOf = (data: Record<string, unknown>) => ({
   tag: data.tag as string | undefined,
+  q: data.q as string | undefined,
   card: data.fields === 'card',
 });
 

@@ -1,0 +1,95 @@
+/**
+ * Words as search sees them: split on anything that is not a letter or digit, lower-cased, accents
+ * folded ("Café" is "cafe"), English stop words (stopword's list) dropped, each reduced to its Porter2
+ * (Snowball) stem by wink-porter2-stemmer, so "running" and "runs" are one term. A blog stores the terms
+ * of its title and text when written (services/blog.service.ts); a query is reduced the same way and
+ * matched on those terms with an index, never with a regular expression, so no input becomes a pattern.
+ */
+import stem from 'wink-porter2-stemmer';
+import { eng as ENGLISH_STOP_WORDS } from 'stopword';
+import type { SnippetView } from '../schemas/blog';
+
+/** A word in text: letters and digits, with their combining marks (a decomposed "é" is one word). */
+const WORD = /[\p{L}\p{N}][\p{L}\p{N}\p{M}]*/gu;
+const COMBINING_MARKS = /\p{M}+/gu;
+const STOP_WORDS = new Set(ENGLISH_STOP_WORDS);
+/** Longer "words" (a hash, a base64 blob) are not worth an index entry; they never match. */
+const MAX_WORD_LENGTH = 40;
+/** The mark of a title's terms among a blog's terms (no stem holds a colon). */
+const TITLE_MARK = 't:';
+
+/** One word's term, or undefined for a stop word or an over-long one. */
+export function termOf(word: string): string | undefined {
+  const folded = word.normalize('NFD').replace(COMBINING_MARKS, '').toLowerCase();
+  if (folded.length > MAX_WORD_LENGTH || STOP_WORDS.has(folded)) return undefined;
+  return stem(folded);
+}
+
+/** The distinct terms of a text, in order of first appearance (none for only stop words or punctuation). */
+export function termsOf(text: string): string[] {
+  const terms = new Set<string>();
+  for (const [word] of text.matchAll(WORD)) {
+    const term = termOf(word);
+    if (term) terms.add(term);
+  }
+  return [...terms];
+}
+
+/**
+ * What a blog stores to be found (`searchTerms`, one multikey index): the terms of its title and text,
+ * and the title's again marked `t:`, so "the title holds every word" is one index lookup as well.
+ */
+export function searchTermsOf(title: string, text: string): string[] {
+  const titleTerms = termsOf(title);
+  return [...new Set([...titleTerms, ...termsOf(text)]), ...titleTerms.map((term) => TITLE_MARK + term)];
+}
+
+/** The stored terms a title holding every term of a query carries. */
+export const titleTermsOf = (terms: readonly string[]) => terms.map((term) => TITLE_MARK + term);
+
+export const SNIPPET_LENGTH = 160;
+/** How much text comes before the first match, so the match is read in its sentence. */
+const SNIPPET_LEAD = 50;
+
+interface Word {
+  start: number;
+  end: number;
+  matched: boolean;
+}
+
+const wordsOf = (text: string, terms: ReadonlySet<string>): Word[] =>
+  [...text.matchAll(WORD)].map((match) => ({
+    start: match.index,
+    end: match.index + match[0].length,
+    matched: terms.has(termOf(match[0]) ?? ''),
+  }));
+
+/**
+ * The snippet of a hit for a query's terms: about SNIPPET_LENGTH characters of the text from a little
+ * before its first matched word, cut at spaces and marked "…" where cut, with the [start, end) offsets
+ * (UTF-16, as String.slice counts) of each matched word in it. When only the title matched, the title.
+ */
+export function snippetOf(title: string, text: string, terms: ReadonlySet<string>): SnippetView {
+  const words = wordsOf(text, terms);
+  if (!words.some((word) => word.matched)) return cut(title, wordsOf(title, terms));
+  return cut(text, words);
+}
+
+function cut(text: string, words: Word[]): SnippetView {
+  const first = words.find((word) => word.matched);
+  let start = first ? Math.max(0, first.start - SNIPPET_LEAD) : 0;
+  // start at a word: the first one after the lead's cut, never past the match
+  if (start > 0) start = Math.min(words.find((word) => word.start >= start)?.start ?? first!.start, first!.start);
+  let end = Math.min(text.length, start + SNIPPET_LENGTH);
+  if (end < text.length) {
+    const space = text.lastIndexOf(' ', end);
+    end = space > (first ? first.end : start) ? space : end;
+  }
+  const lead = start > 0 ? '…' : '';
+  const body = text.slice(start, end).trimEnd();
+  const shift = lead.length - start;
+  const matches = words
+    .filter((word) => word.matched && word.end <= start + body.length && word.start >= start)
+    .map((word): [number, number] => [word.start + shift, word.end + shift]);
+  return { text: lead + body + (end < text.length ? '…' : ''), matches };
+}

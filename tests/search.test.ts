@@ -1,0 +1,168 @@
+/**
+ * Search (issue 21): `?q=` on both lists finds the blogs whose title or text holds every word, stemmed and
+ * with accents folded, title matches first; each hit carries a plain-text snippet with the matched words'
+ * offsets; it combines with `tag` and `fields=card`, hides drafts as lists do, and refuses bad queries.
+ */
+import { BlogModel } from '../src/models/blog.model';
+import { backfillSearchTerms } from '../src/models/blog.migrations';
+import { captureLog } from './helpers/log-capture';
+import { createBlog } from './helpers/blogs';
+import { expectFieldError } from './helpers/expectations';
+import { useTestApp } from './helpers/test-app';
+import type { SignedInUser } from './helpers/users';
+
+const ctx = useTestApp();
+const api = ctx.api;
+const admin = ctx.signedInAdmin();
+const reader = ctx.signedInUser();
+
+interface Hit {
+  _id: string;
+  title: string;
+  content?: string;
+  snippet?: { text: string; matches: [number, number][] };
+}
+const search = async (q: string, as: SignedInUser = reader, extra: Record<string, string> = {}) =>
+  (
+    await api
+      .as(as)
+      .get('/blogs/')
+      .query({ q, ...extra })
+      .expect(200)
+  ).body as { total: number; blogs: Hit[] };
+const idsOf = (page: { blogs: Hit[] }) => page.blogs.map((blog) => blog._id);
+/** The words a snippet marks, read back through its offsets. */
+const markedWords = (hit: Hit) => hit.snippet!.matches.map(([start, end]) => hit.snippet!.text.slice(start, end));
+const publish = (title: string, content: string, tags?: string[]) =>
+  createBlog(ctx.app, admin, { title, content, status: 'published', tags });
+
+describe('finding posts by their words', () => {
+  it('matches stems: "running" finds a post that "runs"', async () => {
+    const blog = await publish('Morning habits', '<p>She runs every morning before work.</p>');
+    const page = await search('running');
+    expect(idsOf(page)).toEqual([blog._id]);
+    expect(markedWords(page.blogs[0])).toEqual(['runs']);
+  });
+
+  it('folds accents both ways: "cafe" finds "café" and "Café" finds "cafe"', async () => {
+    const accented = await publish('Corner spots', '<p>The best <em>café</em> in town.</p>');
+    const plain = await publish('Cafe reviews', '<p>Plain words only.</p>');
+    expect(idsOf(await search('cafe')).sort()).toEqual([accented._id, plain._id].sort());
+    expect(idsOf(await search('CAFÉ')).sort()).toEqual([accented._id, plain._id].sort());
+  });
+
+  it('requires every word, in the title or the text', async () => {
+    const both = await publish('Gardening tomatoes', '<p>Water them with patience.</p>');
+    await publish('Gardening roses', '<p>Prune them in spring.</p>');
+    expect(idsOf(await search('gardening tomatoes'))).toEqual([both._id]);
+    expect(idsOf(await search('tomato patience'))).toEqual([both._id]);
+    expect((await search('tomatoes roses')).total).toBe(0);
+  });
+
+  it('puts posts whose title holds every word first, newest first within each group, with total and paging', async () => {
+    const textOld = await publish('An old note', '<p>About quantum kittens.</p>');
+    const titleOld = await publish('Quantum kittens explained', '<p>Nothing more.</p>');
+    const textNew = await publish('A new note', '<p>More quantum kittens here.</p>');
+    const titleNew = await publish('Kittens, quantum ones', '<p>Again.</p>');
+    const expected = [titleNew._id, titleOld._id, textNew._id, textOld._id];
+    const page = await search('quantum kitten');
+    expect(page.total).toBe(4);
+    expect(idsOf(page)).toEqual(expected);
+    // a page that straddles the two groups, and one inside the second
+    expect(idsOf(await search('quantum kitten', reader, { limit: '2', offset: '1' }))).toEqual(expected.slice(1, 3));
+    const last = await search('quantum kitten', reader, { limit: '5', offset: '3' });
+    expect([last.total, idsOf(last)]).toEqual([4, expected.slice(3)]);
+  });
+
+  it('gives each hit a plain-text snippet around the first match, with offsets on the matched words', async () => {
+    const filler = 'Lorem ipsum dolor sit amet. '.repeat(12);
+    await publish('Long read', `<p>${filler}</p><p>Then <b>zebras</b> &amp; more Zebra crossings.</p><p>${filler}</p>`);
+    const [hit] = (await search('zebra crossing')).blogs;
+    expect(hit.snippet!.text).not.toMatch(/[<>]/);
+    expect(hit.snippet!.text.length).toBeLessThanOrEqual(170);
+    expect(hit.snippet!.text.startsWith('…')).toBe(true);
+    expect(markedWords(hit)).toEqual(['zebras', 'Zebra', 'crossings']);
+    expect(hit.snippet!.text).toContain('zebras & more');
+  });
+
+  it('takes the snippet from the title when only the title matched', async () => {
+    await publish('Volcano diaries', '<p>Nothing about it here.</p>');
+    const [hit] = (await search('volcanoes')).blogs;
+    expect(hit.snippet).toEqual({ text: 'Volcano diaries', matches: [[0, 7]] });
+  });
+
+  it('leaves snippets and stored terms out of answers that are not searches', async () => {
+    const blog = await publish('Ordinary post', '<p>Ordinary words.</p>');
+    const listed = (await api.as(reader).get('/blogs/').expect(200)).body.blogs.find((b: Hit) => b._id === blog._id);
+    expect(listed).not.toHaveProperty('snippet');
+    expect(blog).not.toHaveProperty('searchTerms');
+    expect((await search('ordinary')).blogs[0]).not.toHaveProperty('searchTerms');
+  });
+});
+
+describe('search with the other list options', () => {
+  it('combines with tag, fields=card and the author list', async () => {
+    const tagged = await publish('Sailing basics', '<p>Knots and sailing.</p>', ['sea']);
+    await publish('Sailing further', '<p>Open water.</p>', ['ocean']);
+    const page = await search('sailing', reader, { tag: 'sea', fields: 'card' });
+    expect(idsOf(page)).toEqual([tagged._id]);
+    expect(page.blogs[0]).not.toHaveProperty('content');
+    expect(markedWords(page.blogs[0])).toEqual(['sailing']);
+    const ofAuthor = await api.as(reader).get(`/blogs/user/${admin.user._id}`).query({ q: 'sailing' }).expect(200);
+    expect(ofAuthor.body.total).toBe(2);
+    const ofOther = await api.as(reader).get(`/blogs/user/${reader.user._id}`).query({ q: 'sailing' }).expect(200);
+    expect(ofOther.body.total).toBe(0);
+  });
+
+  it('hides drafts from readers and shows them to admins, as lists do', async () => {
+    const draft = await createBlog(ctx.app, admin, { title: 'Secret pangolin plans', status: 'draft' });
+    expect((await search('pangolin')).total).toBe(0);
+    expect(idsOf(await search('pangolin', admin))).toEqual([draft._id]);
+  });
+
+  it('finds what an update wrote, and no longer what it replaced', async () => {
+    const blog = await publish('Walrus facts', '<p>Tusks.</p>');
+    await api
+      .as(admin)
+      .put(`/blogs/${blog._id}`)
+      .field('title', 'Narwhal facts')
+      .field('content', '<p>Horns.</p>')
+      .expect(200);
+    expect((await search('walrus')).total).toBe(0);
+    expect((await search('tusk')).total).toBe(0);
+    expect(idsOf(await search('narwhal horn'))).toEqual([blog._id]);
+  });
+
+  it('finds older blogs once the start-up backfill has given them their terms', async () => {
+    const blog = await publish('Heron sightings', '<p>By the lake.</p>');
+    await BlogModel.updateOne({ _id: blog._id }, { $unset: { searchTerms: 1 } });
+    expect((await search('heron')).total).toBe(0);
+    const log = captureLog();
+    await backfillSearchTerms(log.logger);
+    expect(idsOf(await search('heron lake'))).toEqual([blog._id]);
+  });
+});
+
+describe('bad search input', () => {
+  it.each([
+    ['empty', ''],
+    ['only spaces', '   '],
+    ['over 200 characters', 'word '.repeat(41)],
+    ['only stop words', 'the and of'],
+    ['only punctuation', '?!.*'],
+  ])('refuses a query that is %s with a ValidationError on q', async (_case, q) => {
+    expectFieldError(await api.as(reader).get('/blogs/').query({ q }), 'q', 'query');
+  });
+
+  it('refuses q given twice, on the author list too', async () => {
+    const twice = await api.as(reader).get('/blogs/?q=a1&q=b2').expect(400);
+    expect(twice.body.errors.q).toMatchObject({ location: 'query', msg: 'Search must be given once' });
+    expectFieldError(await api.as(reader).get(`/blogs/user/${admin.user._id}?q=the`), 'q', 'query');
+  });
+
+  it('treats regular-expression characters as text, never as a pattern', async () => {
+    const blog = await publish('Regex (a+)+ trap', '<p>Literal .* and [x] here.</p>');
+    expect(idsOf(await search('(a+)+ trap'))).toEqual([blog._id]);
+    expect((await search('.* xylophone$')).total).toBe(0);
+  });
+});
