@@ -30,6 +30,7 @@ import { DOCS_ASSETS_PATH } from './routes/v1/docs.routes';
 import { v1Routes } from './routes/v1';
 import { createAccountService } from './services/account.service';
 import { createBlogService } from './services/blog.service';
+import { createCursorCodec } from './lib/list-cursor';
 import { createEngagementService } from './services/engagement.service';
 import { createFeedService } from './services/feed.service';
 import { createSessionService } from './services/session.service';
@@ -114,7 +115,12 @@ export function createApp({
     requireCurrentPassword: config.requireCurrentPassword,
   });
   const accounts = createAccountService({ authChanges });
-  const blogs = createBlogService({ storage, logger, accounts });
+  const blogs = createBlogService({
+    storage,
+    cursors: createCursorCodec(config.jwt.accessSecret),
+    logger,
+    accounts,
+  });
   const engagement = createEngagementService({ blogs, accounts });
 
   // Built once: the routes' 405 answers and the metrics' route templates both read it.

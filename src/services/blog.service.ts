@@ -6,7 +6,8 @@
  */
 import { randomBytes } from 'node:crypto';
 import type { Types } from 'mongoose';
-import { NotFound } from '../errors/http-errors';
+import { NotFound, RequestValidationError } from '../errors/http-errors';
+import { queryFingerprint, type CursorCodec } from '../lib/list-cursor';
 import type { Logger } from '../lib/logger';
 import { duplicateKeyField } from '../lib/mongo-errors';
 import {
@@ -27,6 +28,7 @@ import { slugBaseFromTitle } from './blog-content';
 import type { BannerStorage, StoredFile } from './storage';
 import type { AccountService } from './account.service';
 import { authorView, canReadDrafts, visibleTo, type Viewer } from './viewer';
+import { buildBlogListQuery, sortValueOf, withKeyset, type BlogFilter, type BlogListFilters } from './blog-list-query';
 
 import type { BlogCardView, BlogFields, BlogView, TagCountView } from '../schemas/blog';
 
@@ -54,17 +56,21 @@ export type BlogChanges = Partial<BlogFields> & {
 };
 
 export interface BlogPage {
-  total: number;
+  /** null only when the query asked not to count (`count=false`). */
+  total: number | null;
   blogs: BlogView[] | BlogCardView[];
+  /** The cursor of the page after this one; null on the last page. */
+  nextCursor: string | null;
 }
 
-/** What a list asks for beyond its page: one author's blogs, one tag's, cards instead of whole blogs. */
-export interface BlogListQuery {
+/** What a list asks for beyond its page: filters and order, a cursor, cards instead of whole blogs, a count or not. */
+export interface BlogListQuery extends BlogListFilters {
   limit: number;
   offset: number;
-  authorId?: string;
-  tag?: string;
   card?: boolean;
+  cursor?: string;
+  /** false skips counting: total is null. */
+  count?: boolean;
 }
 
 /**
@@ -80,12 +86,14 @@ function cardFields(content: string, excerpt: string | undefined, customExcerpt:
 
 interface BlogServiceDeps {
   storage: BannerStorage;
+  /** Signs and checks the lists' cursors (lib/list-cursor.ts). */
+  cursors: CursorCodec;
   logger: Logger;
   /** The after-write check of the author's account. */
   accounts: Pick<AccountService, 'assertAccountActive'>;
 }
 
-export function createBlogService({ storage, logger, accounts }: BlogServiceDeps) {
+export function createBlogService({ storage, cursors, logger, accounts }: BlogServiceDeps) {
   async function storeBanner({
     data,
     image,
@@ -149,21 +157,35 @@ export function createBlogService({ storage, logger, accounts }: BlogServiceDeps
     return blogs.map((blog) => shape(blog, authorViews.get(String(blog.author)) ?? null, liked.has(String(blog._id))));
   }
 
-  async function listBlogs(viewer: Viewer, page: BlogListQuery): Promise<BlogPage> {
-    const filter = {
-      ...(page.tag ? { tags: page.tag } : {}),
-      ...visibleTo(viewer),
-      ...(page.authorId ? { author: page.authorId } : {}),
-    };
-    const [total, blogs] = await Promise.all([
-      BlogModel.countDocuments(filter),
-      BlogModel.find(filter, page.card ? BLOG_CARD_FIELDS : BLOG_VIEW_FIELDS)
-        .sort({ createdAt: -1, _id: -1 })
+  /**
+   * A page of blogs in the asked order: one more than the page is read to know whether a next page
+   * exists, and its cursor names the page's last blog and the query (filter and order) it belongs to.
+   * `extra` is a further filter fragment (a search's) merged into the query and its cursors.
+   */
+  async function listBlogs(viewer: Viewer, page: BlogListQuery, extra: BlogFilter = {}): Promise<BlogPage> {
+    const plan = buildBlogListQuery(viewer, page, extra);
+    const fingerprint = queryFingerprint([plan.filter, plan.sort]);
+    const position = page.cursor === undefined ? null : cursors.decode(page.cursor, fingerprint);
+    if (page.cursor !== undefined && !position)
+      throw RequestValidationError.forField(
+        'cursor',
+        'Cursor is not one this API gave for this query (same sort and filters)',
+        'query',
+      );
+    const [total, found] = await Promise.all([
+      page.count === false ? null : BlogModel.countDocuments(plan.filter),
+      BlogModel.find(withKeyset(plan, position), page.card ? BLOG_CARD_FIELDS : BLOG_VIEW_FIELDS)
+        .sort(plan.sort)
         .skip(page.offset)
-        .limit(page.limit)
+        .limit(page.limit + 1)
         .lean(),
     ]);
-    return { total, blogs: await present(blogs, viewer, page.card ?? false) };
+    const blogs = found.slice(0, page.limit);
+    const last = found.length > page.limit ? blogs[blogs.length - 1] : undefined;
+    const nextCursor = last
+      ? cursors.encode(fingerprint, { value: sortValueOf(plan, last), id: String(last._id) })
+      : null;
+    return { total, blogs: await present(blogs, viewer, page.card ?? false), nextCursor };
   }
 
   /** Tags with how many blogs the viewer may see carry each, most used first (then by name, so pages are stable). */

@@ -69,8 +69,11 @@ export function updateBlogValidators(options: { contentMaxLength: number }) {
   return [onlyFields(form.fields), ...blogIdValidators, ...formRules(form, false)];
 }
 
-/** A list's page, and which tag and which shape of blog (src/schemas/blog.ts BLOG_LIST_QUERY). */
-const blogListQuery = checkSchema({ tag: BLOG_LIST_QUERY.tag.rules, fields: BLOG_LIST_QUERY.fields.rules }, ['query']);
+/** A list's page, filters, order, cursor and shape of blog (src/schemas/blog.ts BLOG_LIST_QUERY). */
+const blogListQuery = checkSchema(
+  Object.fromEntries(Object.entries(BLOG_LIST_QUERY).map(([name, field]) => [name, field.rules])),
+  ['query'],
+);
 
 export const listBlogsValidators = [...pagination, ...blogListQuery];
 export const listBlogsOfUserValidators = [objectIdParam('userId', 'User id'), ...pagination, ...blogListQuery];
