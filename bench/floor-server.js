@@ -10,7 +10,7 @@
  * Prints "floor listening on <port>" when ready.
  */
 'use strict';
-const { createSecretKey } = require('node:crypto');
+const { createHash, createHmac, createSecretKey } = require('node:crypto');
 const http = require('node:http');
 const { Feed } = require('feed');
 const jwt = require('jsonwebtoken');
@@ -192,6 +192,20 @@ async function main() {
     return feed.atom1();
   }
 
+  // the API's nextCursor (src/lib/list-cursor.ts), for the one query the floor serves: newest first
+  const cursorKey = createHmac('sha256', /** @type {string} */ (process.env.JWT_ACCESS_SECRET))
+    .update('blog-list-cursor/v1')
+    .digest();
+  const cursorAfter = (/** @type {boolean} */ admin, /** @type {any} */ blog) => {
+    const status = admin ? { $in: ['draft', 'published'] } : 'published';
+    const query = JSON.stringify([{ status }, { createdAt: -1, _id: -1 }]);
+    const fingerprint = createHash('sha256').update(query).digest('base64url').slice(0, 22);
+    const payload = Buffer.from(
+      JSON.stringify([fingerprint, { d: blog.createdAt.toISOString() }, String(blog._id)]),
+    ).toString('base64url');
+    return `${payload}.${createHmac('sha256', cursorKey).update(payload).digest('base64url')}`;
+  };
+
   async function route(/** @type {http.IncomingMessage} */ req) {
     const url = new URL(req.url ?? '/', 'http://floor');
     if (url.pathname === '/feed.xml') return [200, await atomFeed(), 'application/atom+xml; charset=utf-8'];
@@ -207,10 +221,13 @@ async function main() {
           .find(filter, { projection: BLOG_FIELDS })
           .sort({ createdAt: -1, _id: -1 })
           .skip(offset)
-          .limit(limit)
+          .limit(limit + 1)
           .toArray(),
       ]);
-      return [200, { limit, offset, total, blogs: await present(page, viewer) }];
+      const shown = page.slice(0, limit);
+      const last = page.length > limit ? shown[shown.length - 1] : undefined;
+      const nextCursor = last ? cursorAfter(isAdmin(viewer), last) : null;
+      return [200, { limit, offset, total, blogs: await present(shown, viewer), nextCursor }];
     }
     const slug = /^\/api\/v1\/blogs\/([^/]+)$/.exec(url.pathname)?.[1];
     if (slug) {

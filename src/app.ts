@@ -39,6 +39,7 @@ import { createWebhookEventRecorder } from './services/webhook-events';
 import { createWebhookService } from './services/webhook.service';
 import { createPreviewLinks } from './services/preview-links';
 import { createTrashService } from './services/trash.service';
+import { createCursorCodec } from './lib/list-cursor';
 import { createEngagementService } from './services/engagement.service';
 import { createFeedService } from './services/feed.service';
 import type { EventRecorder } from './services/events';
@@ -140,7 +141,13 @@ export function createApp({
     verifiesEmail: config.emailVerification !== 'off',
   });
   const accounts = createAccountService({ authChanges });
-  const blogs = createBlogService({ storage, logger, accounts, events });
+  const blogs = createBlogService({
+    storage,
+    cursors: createCursorCodec(config.jwt.accessSecret),
+    logger,
+    accounts,
+    events,
+  });
   const trash = createTrashService({
     blogs,
     storage,

@@ -274,7 +274,7 @@ describe('reading blogs', () => {
       const response = await api.as(reader).get('/blogs/');
 
       expect(response.status).toBe(200);
-      expect(Object.keys(response.body)).toEqual(['limit', 'offset', 'total', 'blogs']);
+      expect(Object.keys(response.body)).toEqual(['limit', 'offset', 'total', 'blogs', 'nextCursor']);
       expect(response.body).toMatchObject({
         limit: 20,
         offset: 0,
@@ -362,6 +362,7 @@ describe('reading blogs', () => {
         limit: 20,
         offset: 0,
         total: 0,
+        nextCursor: null,
         blogs: [],
       });
     });

@@ -2,6 +2,7 @@
  * The Cloudinary path, for real: the official SDK, configured as in production, talks to an HTTP server
  * in this test (tests/helpers/fake-cloudinary.ts) that checks its signed multipart calls and answers as Cloudinary.
  */
+import { createCursorCodec } from '../src/lib/list-cursor';
 import { LocalAuthChanges } from '../src/lib/auth-changes';
 import { createAccountService } from '../src/services/account.service';
 import { createBlogService } from '../src/services/blog.service';
@@ -111,6 +112,7 @@ describe('banners on Cloudinary', () => {
   it('takes the uploaded banner back when the blog record cannot be written', async () => {
     const blogs = createBlogService({
       storage: createBannerStorage(ctx.config.storage),
+      cursors: createCursorCodec(ctx.config.jwt.accessSecret),
       logger: ctx.logger,
       accounts: createAccountService({ authChanges: new LocalAuthChanges() }),
     });

@@ -114,6 +114,31 @@ describe('search with the other list options', () => {
     expect(ofOther.body.total).toBe(0);
   });
 
+  it('orders by a given sort instead of relevance, and then pages by cursor; by relevance, only by offset', async () => {
+    const liked = await publish('Sorted lantern', 'A lantern with likes');
+    await publish('Plain', 'Another lantern');
+    await api.as(reader).post(`/likes/blog/${liked._id}`).expect(200);
+
+    const first = await api
+      .as(reader)
+      .get('/blogs/')
+      .query({ q: 'lantern', sort: '-likesCount', limit: 1 })
+      .expect(200);
+    expect(first.body.blogs[0]).toMatchObject({ _id: liked._id, snippet: expect.any(Object) });
+    const next = await api
+      .as(reader)
+      .get('/blogs/')
+      .query({ q: 'lantern', sort: '-likesCount', limit: 1, cursor: first.body.nextCursor });
+    expect(next.body.blogs[0]._id).not.toBe(liked._id);
+    const relevance = await api.as(reader).get('/blogs/').query({ q: 'lantern', limit: 1 }).expect(200);
+    expect(relevance.body.nextCursor).toBeNull();
+    expectFieldError(
+      await api.as(reader).get('/blogs/').query({ q: 'lantern', cursor: first.body.nextCursor }),
+      'cursor',
+      'query',
+    );
+  });
+
   it('hides drafts from readers and shows them to admins, as lists do', async () => {
     const draft = await createBlog(ctx.app, admin, { title: 'Secret pangolin plans', status: 'draft' });
     expect((await search('pangolin')).total).toBe(0);

@@ -1054,9 +1054,11 @@ export interface components {
         BlogPage: {
             limit: number;
             offset: number;
-            /** @description How many exist in all, across pages */
-            total: number;
+            /** @description How many exist in all, across pages; null only with `count=false` */
+            total: number | null;
             blogs: components["schemas"]["Blog"][];
+            /** @description Give it as `cursor` for the next page (same query); null on the last page */
+            nextCursor?: string | null;
         };
         /**
          * @example {
@@ -1161,9 +1163,11 @@ export interface components {
         BlogCardPage: {
             limit: number;
             offset: number;
-            /** @description How many exist in all, across pages */
-            total: number;
+            /** @description How many exist in all, across pages; null only with `count=false` */
+            total: number | null;
             blogs: components["schemas"]["BlogCard"][];
+            /** @description Give it as `cursor` for the next page (same query); null on the last page */
+            nextCursor?: string | null;
         };
         /**
          * @example {
@@ -2780,6 +2784,41 @@ export interface operations {
                  * @example card
                  */
                 fields?: "card";
+                /**
+                 * @description The order, by a field, descending when led by `-`; ties go by `_id` the same way Give it at most once.
+                 * @example -publishedAt
+                 */
+                sort?: "-createdAt" | "createdAt" | "-publishedAt" | "publishedAt" | "-likesCount" | "likesCount" | "-viewsCount" | "viewsCount";
+                /**
+                 * @description Admins only: blogs of this status (others see published ones; `draft` is a 400 for them) Give it at most once.
+                 * @example published
+                 */
+                status?: "draft" | "published";
+                /**
+                 * @description Only this author's blogs (a user's id) Give it at most once.
+                 * @example 6b03359a24f41420bf3bfc3f
+                 */
+                author?: string;
+                /**
+                 * @description Only blogs first published after this time (ISO 8601) Give it at most once.
+                 * @example 2026-01-01T00:00:00Z
+                 */
+                publishedAfter?: string;
+                /**
+                 * @description Only blogs first published before this time (ISO 8601), later than `publishedAfter` Give it at most once.
+                 * @example 2026-12-31T23:59:59Z
+                 */
+                publishedBefore?: string;
+                /**
+                 * @description The `nextCursor` of the previous page, with the same query (sort and filters); not with `offset`. Later pages then follow that page's last blog, so posts written meanwhile neither shift nor repeat them Give it at most once.
+                 * @example WyJ…
+                 */
+                cursor?: string;
+                /**
+                 * @description `false` skips counting: `total` is then null (cheaper on large collections) Give it at most once.
+                 * @example false
+                 */
+                count?: "true" | "false";
             };
             header?: never;
             path?: never;
@@ -2787,7 +2826,7 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description One page of blogs, newest first; non-admins see only published ones. With `fields=card`, BlogCards (no `content`); with `q`, the matches, title matches first, each with a `snippet` */
+            /** @description One page of blogs, newest first unless `sort` says otherwise; non-admins see only published ones. With `fields=card`, BlogCards (no `content`); with `q`, the matches (title matches first unless `sort` is given), each with a `snippet`. `nextCursor` asks for the next page */
             200: {
                 headers: {
                     "RateLimit-Limit": components["headers"]["RateLimitLimit"];
@@ -2857,7 +2896,8 @@ export interface operations {
                      *           "updatedAt": "2026-11-22T18:34:02.263Z",
                      *           "likedByMe": false
                      *         }
-                     *       ]
+                     *       ],
+                     *       "nextCursor": null
                      *     }
                      */
                     "application/json": components["schemas"]["BlogPage"] | components["schemas"]["BlogCardPage"];
@@ -3061,6 +3101,41 @@ export interface operations {
                  * @example card
                  */
                 fields?: "card";
+                /**
+                 * @description The order, by a field, descending when led by `-`; ties go by `_id` the same way Give it at most once.
+                 * @example -publishedAt
+                 */
+                sort?: "-createdAt" | "createdAt" | "-publishedAt" | "publishedAt" | "-likesCount" | "likesCount" | "-viewsCount" | "viewsCount";
+                /**
+                 * @description Admins only: blogs of this status (others see published ones; `draft` is a 400 for them) Give it at most once.
+                 * @example published
+                 */
+                status?: "draft" | "published";
+                /**
+                 * @description Only this author's blogs (a user's id) Give it at most once.
+                 * @example 6b03359a24f41420bf3bfc3f
+                 */
+                author?: string;
+                /**
+                 * @description Only blogs first published after this time (ISO 8601) Give it at most once.
+                 * @example 2026-01-01T00:00:00Z
+                 */
+                publishedAfter?: string;
+                /**
+                 * @description Only blogs first published before this time (ISO 8601), later than `publishedAfter` Give it at most once.
+                 * @example 2026-12-31T23:59:59Z
+                 */
+                publishedBefore?: string;
+                /**
+                 * @description The `nextCursor` of the previous page, with the same query (sort and filters); not with `offset`. Later pages then follow that page's last blog, so posts written meanwhile neither shift nor repeat them Give it at most once.
+                 * @example WyJ…
+                 */
+                cursor?: string;
+                /**
+                 * @description `false` skips counting: `total` is then null (cheaper on large collections) Give it at most once.
+                 * @example false
+                 */
+                count?: "true" | "false";
             };
             header?: never;
             path: {
@@ -3071,7 +3146,7 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description One page of blogs, newest first; non-admins see only published ones. With `fields=card`, BlogCards (no `content`); with `q`, the matches, title matches first, each with a `snippet` */
+            /** @description One page of blogs, newest first unless `sort` says otherwise; non-admins see only published ones. With `fields=card`, BlogCards (no `content`); with `q`, the matches (title matches first unless `sort` is given), each with a `snippet`. `nextCursor` asks for the next page */
             200: {
                 headers: {
                     "RateLimit-Limit": components["headers"]["RateLimitLimit"];
@@ -3141,7 +3216,8 @@ export interface operations {
                      *           "updatedAt": "2026-11-22T18:34:02.263Z",
                      *           "likedByMe": false
                      *         }
-                     *       ]
+                     *       ],
+                     *       "nextCursor": null
                      *     }
                      */
                     "application/json": components["schemas"]["BlogPage"] | components["schemas"]["BlogCardPage"];

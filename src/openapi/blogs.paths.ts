@@ -15,6 +15,7 @@ import { DEFAULT_BLOG_CONTENT_MAX_LENGTH } from '../config';
 import {
   BANNER_FIELD,
   BANNER_LIMITS,
+  BLOG_LIST_PARAMETERS,
   BLOG_LIST_QUERY,
   BlogCardPageSchema,
   BlogCardSchema,
@@ -132,21 +133,33 @@ const storageDown = respond(
 );
 const blogOk = (description: string) => respond(description, json(schemaRef('BlogResponse'), { blog: exampleBlog }));
 const blogPage = respond(
-  'One page of blogs, newest first; non-admins see only published ones. With `fields=card`, BlogCards (no `content`); ' +
-    'with `q`, the matches, title matches first, each with a `snippet`',
+  'One page of blogs, newest first unless `sort` says otherwise; non-admins see only published ones. With `fields=card`, ' +
+    'BlogCards (no `content`); with `q`, the matches (title matches first unless `sort` is given), each with a `snippet`. ' +
+    '`nextCursor` asks for the next page',
   json(
     { anyOf: [schemaRef('BlogPage'), schemaRef('BlogCardPage')] },
-    { limit: 20, offset: 0, total: 1, blogs: [exampleBlog] },
+    { limit: 20, offset: 0, total: 1, blogs: [exampleBlog], nextCursor: null },
   ),
 );
 const paging = [ref('parameters', 'Limit'), ref('parameters', 'Offset')];
-const LIST_QUERY_EXAMPLES = { tag: 'news', q: 'first post', fields: 'card' };
-const listQuery = (['tag', 'q', 'fields'] as const).map((name) => ({
+const LIST_EXAMPLES: Record<(typeof BLOG_LIST_PARAMETERS)[number], unknown> = {
+  tag: 'news',
+  q: 'first post',
+  fields: 'card',
+  sort: '-publishedAt',
+  status: 'published',
+  author: EXAMPLE_ID,
+  publishedAfter: '2026-01-01T00:00:00Z',
+  publishedBefore: '2026-12-31T23:59:59Z',
+  cursor: 'WyJ…',
+  count: 'false',
+};
+const listQuery = BLOG_LIST_PARAMETERS.map((name) => ({
   name,
   in: 'query' as const,
   description: `${BLOG_LIST_QUERY[name].schema.description} Give it at most once.`,
   schema: BLOG_LIST_QUERY[name].schema,
-  example: LIST_QUERY_EXAMPLES[name],
+  example: LIST_EXAMPLES[name],
 }));
 /** The PUBLIC_READS operator option, on the four reading operations. */
 const PUBLIC_READS_NOTE =

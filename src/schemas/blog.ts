@@ -2,7 +2,7 @@
  * A blog's fields, said once: statuses, bounds and the multipart field of its banner (read by the
  * model and the upload), the Blog view the API shows, and the create and update forms with their rules.
  */
-import { Type, type Static } from '@sinclair/typebox';
+import { Type, type Static, type TSchema } from '@sinclair/typebox';
 import type { ParamSchema } from 'express-validator';
 import slugify from 'slugify';
 import {
@@ -159,20 +159,69 @@ export const BlogResponseSchema = Type.Object(
   { blog: componentRef('Blog', BlogSchema) },
   { additionalProperties: false },
 );
-export const BlogPageSchema = pageOf('blogs', componentRef('Blog', BlogSchema));
+/**
+ * A page of blogs: the spec's page, with `total` null only when `count=false` asked not to count, and
+ * `nextCursor` to ask for the page after it (null on the last page).
+ */
+function blogPageOf<T extends TSchema>(item: T) {
+  const page = pageOf('blogs', item);
+  return Type.Object(
+    {
+      ...page.properties,
+      total: Type.Unsafe<number | null>({
+        anyOf: [{ type: 'integer', minimum: 0 }, { type: 'null' }],
+        description: 'How many exist in all, across pages; null only with `count=false`',
+      }),
+      nextCursor: Type.Optional(
+        Type.Unsafe<string | null>({
+          anyOf: [{ type: 'string' }, { type: 'null' }],
+          description: 'Give it as `cursor` for the next page (same query); null on the last page',
+        }),
+      ),
+    },
+    { additionalProperties: false },
+  );
+}
+export const BlogPageSchema = blogPageOf(componentRef('Blog', BlogSchema));
 
 /** A blog without its content, as `fields=card` lists it: a page of 20 is a few KB, not a hundred. */
 export const BlogCardSchema = Type.Omit(BlogSchema, ['content'], { additionalProperties: false });
 export type BlogCardView = Static<typeof BlogCardSchema>;
-export const BlogCardPageSchema = pageOf('blogs', componentRef('BlogCard', BlogCardSchema));
+export const BlogCardPageSchema = blogPageOf(componentRef('BlogCard', BlogCardSchema));
 
 // ---- the list queries -------------------------------------------------------------------------------
+
+/** The orders a list may be asked for: a field, descending when led by "-". */
+export const BLOG_SORT_KEYS = [
+  '-createdAt',
+  'createdAt',
+  '-publishedAt',
+  'publishedAt',
+  '-likesCount',
+  'likesCount',
+  '-viewsCount',
+  'viewsCount',
+] as const;
+export type BlogSortKey = (typeof BLOG_SORT_KEYS)[number];
+/** A cursor is ours (lib/list-cursor.ts) and short; anything longer is not one. */
+const CURSOR_MAX_LENGTH = 300;
 
 /** A query parameter given at most once, as a string. */
 const singleQuery = (label: string): ParamSchema => ({
   optional: true,
   isArray: { negated: true, errorMessage: `${label} must be given once`, bail: true },
   isString: { errorMessage: `${label} must be a string`, bail: true },
+});
+
+/** An ISO 8601 date-time query parameter, handed on as a Date. */
+const dateQuery = (label: string): ParamSchema => ({
+  ...singleQuery(label),
+  isISO8601: {
+    options: { strict: true, strictSeparator: true },
+    errorMessage: `${label} must be an ISO 8601 date-time, such as 2026-01-31T00:00:00Z`,
+    bail: true,
+  },
+  toDate: true,
 });
 
 const tagMessage = `Tag must be ${TAG_RULE} once normalised`;
@@ -219,7 +268,84 @@ export const BLOG_LIST_QUERY = {
       isIn: { options: [[...BLOG_LIST_FIELDS]], errorMessage: `Fields must be one of: ${BLOG_LIST_FIELDS.join(', ')}` },
     },
   },
+  sort: {
+    schema: stringEnum(BLOG_SORT_KEYS, {
+      default: '-createdAt',
+      description: 'The order, by a field, descending when led by `-`; ties go by `_id` the same way',
+    }),
+    rules: {
+      ...singleQuery('Sort'),
+      isIn: { options: [[...BLOG_SORT_KEYS]], errorMessage: `Sort must be one of: ${BLOG_SORT_KEYS.join(', ')}` },
+    },
+  },
+  status: {
+    schema: stringEnum(BLOG_STATUSES, {
+      description: 'Admins only: blogs of this status (others see published ones; `draft` is a 400 for them)',
+    }),
+    rules: {
+      ...singleQuery('Status'),
+      isIn: { options: [[...BLOG_STATUSES]], errorMessage: `Status must be one of: ${BLOG_STATUSES.join(', ')}` },
+    },
+  },
+  author: {
+    schema: Type.String({ pattern: '^[0-9a-fA-F]{24}$', description: "Only this author's blogs (a user's id)" }),
+    rules: { ...singleQuery('Author'), isMongoId: { errorMessage: 'Author must be a valid id' } },
+  },
+  publishedAfter: {
+    schema: Type.String({ format: 'date-time', description: 'Only blogs first published after this time (ISO 8601)' }),
+    rules: dateQuery('publishedAfter'),
+  },
+  publishedBefore: {
+    schema: Type.String({
+      format: 'date-time',
+      description: 'Only blogs first published before this time (ISO 8601), later than `publishedAfter`',
+    }),
+    rules: {
+      ...dateQuery('publishedBefore'),
+      custom: {
+        options: (before: Date, { req }) => {
+          const after = new Date(String(req.query?.publishedAfter));
+          return Number.isNaN(after.getTime()) || after < before;
+        },
+        errorMessage: 'publishedBefore must be later than publishedAfter',
+      },
+    },
+  },
+  cursor: {
+    schema: Type.String({
+      minLength: 1,
+      maxLength: CURSOR_MAX_LENGTH,
+      description:
+        "The `nextCursor` of the previous page, with the same query (sort and filters); not with `offset`. Later pages then follow that page's last blog, so posts written meanwhile neither shift nor repeat them",
+    }),
+    rules: {
+      ...singleQuery('Cursor'),
+      isLength: {
+        options: { min: 1, max: CURSOR_MAX_LENGTH },
+        errorMessage: 'Cursor is not one this API gave',
+        bail: true,
+      },
+      custom: {
+        options: (_cursor: string, { req }) => req.query?.offset === undefined,
+        errorMessage: 'Give either cursor or offset, not both',
+      },
+    },
+  },
+  count: {
+    schema: stringEnum(['true', 'false'], {
+      default: 'true',
+      description: '`false` skips counting: `total` is then null (cheaper on large collections)',
+    }),
+    rules: {
+      ...singleQuery('Count'),
+      isIn: { options: [['true', 'false']], errorMessage: 'Count must be "true" or "false"', bail: true },
+      toBoolean: { options: [true] },
+    },
+  },
 } satisfies Record<string, Field>;
+
+/** The list query parameters, in the order the document lists them. */
+export const BLOG_LIST_PARAMETERS = Object.keys(BLOG_LIST_QUERY) as (keyof typeof BLOG_LIST_QUERY)[];
 
 /** GET /tags: each tag with how many blogs the viewer may see carry it. */
 export const TagCountSchema = Type.Object(

@@ -7,8 +7,9 @@
 import { randomBytes } from 'node:crypto';
 import { ignoreEvents, type DomainEvent, type EventName, type EventRecorder } from './events';
 import type { Types } from 'mongoose';
-import { BadRequest, NotFound } from '../errors/http-errors';
+import { BadRequest, NotFound, RequestValidationError } from '../errors/http-errors';
 import { leanDecodedOnce } from '../lib/database';
+import { queryFingerprint, type CursorCodec } from '../lib/list-cursor';
 import type { Logger } from '../lib/logger';
 import { ANONYMOUS_VIEWER } from '../lib/request-locals';
 import { duplicateKeyField } from '../lib/mongo-errors';
@@ -31,7 +32,8 @@ import { slugBaseFromTitle } from './blog-content';
 import { discardBanner as discardStoredBanner, type BannerStorage } from './storage';
 import type { AccountService } from './account.service';
 import { authorView, canReadDrafts, visibleTo, type Viewer } from './viewer';
-import { blogSearchOf, blogSnippet, tierWindows, type BlogFilter, type BlogSearch } from './blog-search';
+import { blogSearchOf, blogSnippet, tierWindows, type BlogSearch } from './blog-search';
+import { buildBlogListQuery, sortValueOf, withKeyset, type BlogFilter, type BlogListFilters } from './blog-list-query';
 
 import type { BlogCardView, BlogFields, BlogView, SnippetView, TagCountView } from '../schemas/blog';
 
@@ -59,19 +61,23 @@ export type BlogChanges = Partial<BlogFields> & {
 };
 
 export interface BlogPage {
-  total: number;
+  /** null only when the query asked not to count (`count=false`). */
+  total: number | null;
   blogs: BlogView[] | BlogCardView[];
+  /** The cursor of the page after this one; null on the last page. */
+  nextCursor: string | null;
 }
 
-/** What a list asks for beyond its page: one author's blogs, one tag's, a search, cards instead of whole blogs. */
-export interface BlogListQuery {
+/** What a list asks for beyond its page: filters and order, a search, a cursor, cards, a count or not. */
+export interface BlogListQuery extends BlogListFilters {
   limit: number;
   offset: number;
-  authorId?: string;
-  tag?: string;
   /** Words to search for (validated to hold at least one that is not a stop word). */
   q?: string;
   card?: boolean;
+  cursor?: string;
+  /** false skips counting: total is null. */
+  count?: boolean;
 }
 
 /** The terms a blog with this title and (sanitized) content is found by. */
@@ -97,6 +103,8 @@ function scheduleOf(status: BlogStatus, publishAt: string | undefined) {
 
 interface BlogServiceDeps {
   storage: BannerStorage;
+  /** Signs and checks the lists' cursors (lib/list-cursor.ts). */
+  cursors: CursorCodec;
   logger: Logger;
   /** The after-write check of the author's account. */
   accounts: Pick<AccountService, 'assertAccountActive'>;
@@ -116,7 +124,7 @@ function updateEventName(before: string, after: string): EventName {
   return 'blog.updated';
 }
 
-export function createBlogService({ storage, logger, accounts, events = ignoreEvents }: BlogServiceDeps) {
+export function createBlogService({ storage, cursors, logger, accounts, events = ignoreEvents }: BlogServiceDeps) {
   /** The banner with its variants, as the blog records it. */
   async function storeBanner({ data, image, baseUrl }: BannerInput) {
     const { width, height } = image;
@@ -178,31 +186,55 @@ export function createBlogService({ storage, logger, accounts, events = ignoreEv
     );
   }
 
+  /**
+   * A page of blogs in the asked order: one more than the page is read to know whether a next page
+   * exists, and its cursor names the page's last blog and the query (filter and order) it belongs to.
+   * A search (`q`) narrows the query; without a `sort` of its own it is ordered by relevance instead.
+   */
   async function listBlogs(viewer: Viewer, page: BlogListQuery): Promise<BlogPage> {
-    const filter = {
-      ...(page.tag ? { tags: page.tag } : {}),
-      ...visibleTo(viewer),
-      ...(page.authorId ? { author: page.authorId } : {}),
-    };
     const search = page.q === undefined ? undefined : blogSearchOf(page.q);
-    if (search) return searchBlogs(viewer, filter, search, page);
-    const [total, blogs] = await Promise.all([
-      BlogModel.countDocuments(filter),
+    if (search && page.sort === undefined)
+      return searchBlogs(viewer, buildBlogListQuery(viewer, page).filter, search, page);
+    const plan = buildBlogListQuery(viewer, page, search?.filter);
+    const fingerprint = queryFingerprint([plan.filter, plan.sort]);
+    const position = page.cursor === undefined ? null : cursors.decode(page.cursor, fingerprint);
+    if (page.cursor !== undefined && !position)
+      throw RequestValidationError.forField(
+        'cursor',
+        'Cursor is not one this API gave for this query (same sort and filters)',
+        'query',
+      );
+    const fields = page.card ? BLOG_CARD_FIELDS : BLOG_VIEW_FIELDS;
+    const [total, found] = await Promise.all([
+      page.count === false ? null : BlogModel.countDocuments(plan.filter),
       leanDecodedOnce(
-        BlogModel.find(filter, page.card ? BLOG_CARD_FIELDS : BLOG_VIEW_FIELDS)
-          .sort({ createdAt: -1, _id: -1 })
+        BlogModel.find(withKeyset(plan, position), search && page.card ? `${fields} content` : fields)
+          .sort(plan.sort)
           .skip(page.offset)
-          .limit(page.limit),
+          .limit(page.limit + 1),
       ),
     ]);
-    return { total, blogs: await present(blogs, viewer, page.card ?? false) };
+    const blogs = found.slice(0, page.limit);
+    const last = found.length > page.limit ? blogs[blogs.length - 1] : undefined;
+    const nextCursor = last
+      ? cursors.encode(fingerprint, { value: sortValueOf(plan, last), id: String(last._id) })
+      : null;
+    const snippets = search && blogs.map((blog) => blogSnippet(blog, search));
+    return { total, blogs: await present(blogs, viewer, page.card ?? false, snippets), nextCursor };
   }
 
   /**
    * A search's page: the total and the first tier's count, then the page read from one tier or across
    * both (services/blog-search.ts). The content is read for the snippets, and left out of cards.
    */
-  async function searchBlogs(viewer: Viewer, filter: BlogFilter, search: BlogSearch, page: BlogListQuery) {
+  async function searchBlogs(
+    viewer: Viewer,
+    filter: BlogFilter,
+    search: BlogSearch,
+    page: BlogListQuery,
+  ): Promise<BlogPage> {
+    if (page.cursor !== undefined)
+      throw RequestValidationError.forField('cursor', 'A search pages by cursor only with a sort: add sort=', 'query');
     const [total, inTitle] = await Promise.all([
       BlogModel.countDocuments({ ...filter, ...search.filter }),
       BlogModel.countDocuments({ ...filter, ...search.tiers[0] }),
@@ -221,7 +253,9 @@ export function createBlogService({ storage, logger, accounts, events = ignoreEv
     );
     const blogs = tiers.flat();
     const snippets = blogs.map((blog) => blogSnippet(blog, search));
-    return { total, blogs: await present(blogs, viewer, page.card ?? false, snippets) };
+    const shown = await present(blogs, viewer, page.card ?? false, snippets);
+    // relevance has no keyset: its pages go by offset
+    return { total: page.count === false ? null : total, blogs: shown, nextCursor: null };
   }
 
   /** Tags with how many blogs the viewer may see carry each, most used first (then by name, so pages are stable). */

@@ -78,17 +78,16 @@ export function updateBlogValidators(options: { contentMaxLength: number }) {
 }
 
 /**
- * A list's page, and which tag, which search and which shape of blog (src/schemas/blog.ts BLOG_LIST_QUERY).
+ * A list's page, filters, search, order, cursor and shape of blog (src/schemas/blog.ts BLOG_LIST_QUERY).
  * A search must keep a word once stop words and punctuation are dropped, or it would match everything.
  */
 const blogListQuery = checkSchema<'searchable'>(
   {
-    tag: BLOG_LIST_QUERY.tag.rules,
+    ...Object.fromEntries(Object.entries(BLOG_LIST_QUERY).map(([name, field]) => [name, field.rules])),
     q: {
       ...BLOG_LIST_QUERY.q.rules,
       searchable: { custom: isSearchable, errorMessage: 'Search must hold a word that is not a stop word' },
     },
-    fields: BLOG_LIST_QUERY.fields.rules,
   },
   ['query'],
 );

@@ -3,7 +3,7 @@ import type { Request, Response } from 'express';
 import { matchedData } from 'express-validator';
 import type { Config } from '../../config';
 import { signedInUser, viewerOf } from '../../lib/request-locals';
-import { BANNER_FIELD, type BlogFields } from '../../schemas/blog';
+import { BANNER_FIELD, type BlogFields, type BlogSortKey, type BlogStatus } from '../../schemas/blog';
 import type { BannerInput, BlogService } from '../../services/blog.service';
 import { pageOf } from '../../services/pagination';
 import type { TrashService } from '../../services/trash.service';
@@ -17,11 +17,18 @@ function formOf<T>(req: Request): T {
   return fields as T;
 }
 
-/** A list's tag (normalised by the validators), its search and whether it asks for cards. */
+/** A list's filters, search, order and cursor as validated (tag normalised, dates as Dates), and whether it asks for cards. */
 const listQueryOf = (data: Record<string, unknown>) => ({
   tag: data.tag as string | undefined,
   q: data.q as string | undefined,
   card: data.fields === 'card',
+  sort: data.sort as BlogSortKey | undefined,
+  status: data.status as BlogStatus | undefined,
+  authorId: data.author as string | undefined,
+  publishedAfter: data.publishedAfter as Date | undefined,
+  publishedBefore: data.publishedBefore as Date | undefined,
+  cursor: data.cursor as string | undefined,
+  count: data.count !== false,
 });
 
 export function createBlogController({
@@ -45,14 +52,23 @@ export function createBlogController({
     async listBlogs(req: Request, res: Response) {
       const data = matchedData(req);
       const { limit, offset } = pageOf(data);
-      const page = await blogs.listBlogs(viewerOf(res), { limit, offset, ...listQueryOf(data) });
+      const { authorId, ...query } = listQueryOf(data);
+      const page = await blogs.listBlogs(viewerOf(res), {
+        limit,
+        offset,
+        ...query,
+        authorIds: authorId ? [authorId] : [],
+      });
       res.json({ limit, offset, ...page });
     },
 
     async listBlogsOfUser(req: Request, res: Response) {
       const data = matchedData(req);
       const { limit, offset } = pageOf(data);
-      const page = await blogs.listBlogs(viewerOf(res), { limit, offset, authorId: data.userId, ...listQueryOf(data) });
+      const { authorId, ...query } = listQueryOf(data);
+      // the path names the author; an `author` parameter as well must be the same one, or nothing matches
+      const authorIds = [data.userId as string, ...(authorId ? [authorId] : [])];
+      const page = await blogs.listBlogs(viewerOf(res), { limit, offset, ...query, authorIds });
       res.json({ limit, offset, ...page });
     },
 

@@ -1,0 +1,108 @@
+/**
+ * The one place a blog list's filter and order are built, from what the reader asked (tag, author,
+ * status, publication dates, sort): a Mongo filter and sort, to which another fragment (a search's)
+ * can be merged before the cursor's keyset condition is added. Every filter names `status` (one value,
+ * or both for admins), so each list is served by the indexes of models/blog.model.ts that lead with an
+ * equality (tags, author) then status, the sort key and _id; see docs/performance.md.
+ */
+import { Types } from 'mongoose';
+import { RequestValidationError } from '../errors/http-errors';
+import type { CursorPosition, CursorValue } from '../lib/list-cursor';
+import { BLOG_STATUSES } from '../models/blog.model';
+import type { BlogSortKey, BlogStatus } from '../schemas/blog';
+import { canReadDrafts, type Viewer } from './viewer';
+
+export interface BlogListFilters {
+  tag?: string;
+  /** The path's author and the `author` parameter: one author when they agree, none when they differ. */
+  authorIds?: string[];
+  status?: BlogStatus;
+  publishedAfter?: Date;
+  publishedBefore?: Date;
+  sort?: BlogSortKey;
+}
+
+export type BlogFilter = Record<string, unknown>;
+export interface BlogListPlan {
+  filter: BlogFilter;
+  /** The sort key and its direction; `_id` breaks ties the same way, so the order is total. */
+  field: 'createdAt' | 'publishedAt' | 'likesCount' | 'viewsCount';
+  direction: 1 | -1;
+  sort: Record<string, 1 | -1>;
+}
+
+/** The spec's order: creation date, newest first. */
+export const DEFAULT_BLOG_SORT: BlogSortKey = '-createdAt';
+
+/** Only those who may read drafts may ask for them; others keep seeing the published ones. */
+function statusFilter(viewer: Viewer, status: BlogStatus | undefined) {
+  if (!canReadDrafts(viewer)) {
+    if (status === 'draft')
+      throw RequestValidationError.forField('status', 'Only admins may list drafts', 'query', status);
+    return 'published';
+  }
+  // both statuses named, so the {…, status, key, _id} indexes serve admins too (one merge of two ranges)
+  return status ?? { $in: [...BLOG_STATUSES] };
+}
+
+function authorFilter(authorIds: string[]) {
+  const distinct = [...new Set(authorIds.map((id) => id.toLowerCase()))];
+  if (distinct.length === 0) return {};
+  return { author: distinct.length === 1 ? new Types.ObjectId(distinct[0]) : { $in: [] } };
+}
+
+function publishedRange({ publishedAfter, publishedBefore }: BlogListFilters) {
+  if (!publishedAfter && !publishedBefore) return {};
+  return {
+    publishedAt: {
+      ...(publishedAfter ? { $gt: publishedAfter } : {}),
+      ...(publishedBefore ? { $lt: publishedBefore } : {}),
+    },
+  };
+}
+
+/** The list's filter and order for this viewer; `extra` (a search's filter) is merged in as is. */
+export function buildBlogListQuery(viewer: Viewer, filters: BlogListFilters, extra: BlogFilter = {}): BlogListPlan {
+  const key = filters.sort ?? DEFAULT_BLOG_SORT;
+  const direction = key.startsWith('-') ? -1 : 1;
+  const field = key.replace(/^-/, '') as BlogListPlan['field'];
+  const filter: BlogFilter = {
+    ...(filters.tag ? { tags: filters.tag } : {}),
+    ...authorFilter(filters.authorIds ?? []),
+    status: statusFilter(viewer, filters.status),
+    ...publishedRange(filters),
+    ...extra,
+  };
+  return { filter, field, direction, sort: { [field]: direction, _id: direction } };
+}
+
+/**
+ * What comes after `position` in the plan's order (keyset pagination on sort key and _id): later pages
+ * depend only on the last item seen, so posts written meanwhile neither shift nor repeat them. A
+ * missing value (a draft's publishedAt) sorts below every other, as MongoDB sorts null.
+ */
+export function keysetAfter({ field, direction }: BlogListPlan, { value, id }: CursorPosition): BlogFilter {
+  const _id = new Types.ObjectId(id);
+  const beyond = direction === 1 ? '$gt' : '$lt';
+  if (value === null)
+    return direction === 1
+      ? { $or: [{ [field]: null, _id: { $gt: _id } }, { [field]: { $ne: null } }] }
+      : { [field]: null, _id: { $lt: _id } };
+  const later: BlogFilter[] = [{ [field]: { [beyond]: value } }, { [field]: value, _id: { [beyond]: _id } }];
+  if (direction === -1) later.push({ [field]: null });
+  return { $or: later };
+}
+
+/** A plan's filter with the keyset condition beside any `$and` it has. */
+export function withKeyset(plan: BlogListPlan, position: CursorPosition | null): BlogFilter {
+  if (!position) return plan.filter;
+  const and = (plan.filter.$and as BlogFilter[] | undefined) ?? [];
+  return { ...plan.filter, $and: [...and, keysetAfter(plan, position)] };
+}
+
+/** The sort value of a listed blog, as its cursor carries it. */
+export function sortValueOf(plan: BlogListPlan, blog: Record<string, unknown>): CursorValue {
+  const value = blog[plan.field];
+  if (value instanceof Date || typeof value === 'number') return value;
+  return null;
+}
