@@ -115,6 +115,38 @@ async function loadBlogs(tag) {
 
 $('#load-blogs').addEventListener('click', () => loadBlogs());
 
+// A search's snippet: plain text, its matched words wrapped in <mark> through the DOM (never as HTML).
+function snippetOf({ text, matches }) {
+  const snippet = Object.assign(document.createElement('p'), { className: 'snippet' });
+  let at = 0;
+  for (const [start, end] of matches) {
+    snippet.append(
+      text.slice(at, start),
+      Object.assign(document.createElement('mark'), { textContent: text.slice(start, end) }),
+    );
+    at = end;
+  }
+  snippet.append(text.slice(at));
+  return snippet;
+}
+
+const searchHit = (blog) => {
+  const item = blogItem(blog);
+  item.append(snippetOf(blog.snippet));
+  return item;
+};
+
+// The search box: the matches as cards, title matches first, each with its snippet.
+$('#search').addEventListener('submit', async (event) => {
+  event.preventDefault();
+  const { data, error } = await api.GET('/blogs/', {
+    params: { query: { q: $('#q').value, fields: 'card', limit: 10 } },
+  });
+  $('#blogs').replaceChildren(...(data?.blogs ?? []).map(searchHit));
+  $('#blogs').dataset.search = data ? $('#q').value : 'error';
+  if (error) show($('#status').dataset.state, $('#status').textContent, error);
+});
+
 $('#logout').addEventListener('click', async () => {
   const { data, error } = await api.POST('/auth/logout');
   if (data) show('signed-out', 'Signed out');

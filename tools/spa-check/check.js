@@ -300,6 +300,21 @@ async function loadBlogs(spa, what) {
   await spa.expectCalls([calls.blogs(200), calls.tags(200)], `${what}, tag filter`);
   await spa.page.waitForFunction((tag) => document.querySelector('#blogs').dataset.tag === tag, BLOG_TAG);
   expectEqual(await titlesListed(), [BLOG_TITLE], `${what}: the tag's posts listed`);
+  // the search box: the post whose title holds the word, its snippet's match marked (?q=, snippets);
+  // once the listed banners have loaded, so that replacing the list aborts no image request
+  await spa.page.waitForFunction(() => [...document.querySelectorAll('#blogs img')].every((image) => image.complete));
+  await spa.page.fill('#q', 'greetings hello');
+  await spa.page.click('#search button');
+  await spa.expectCalls([calls.blogs(200)], `${what}, search`);
+  await spa.page.waitForFunction(() => document.querySelector('#blogs').dataset.search === 'greetings hello');
+  expectEqual(await titlesListed(), [], `${what}: no post holds both words`);
+  await spa.page.fill('#q', 'hello');
+  await spa.page.click('#search button');
+  await spa.expectCalls([calls.blogs(200)], `${what}, search`);
+  await spa.page.waitForFunction(() => document.querySelector('#blogs').dataset.search === 'hello');
+  expectEqual(await titlesListed(), [BLOG_TITLE], `${what}: the search's post listed`);
+  const marked = await spa.page.$$eval('#blogs li .snippet mark', (marks) => marks.map((mark) => mark.textContent));
+  expectEqual(marked, ['Hello'], `${what}: the snippet's marked words`);
 }
 
 /**
@@ -370,7 +385,7 @@ async function sameSite(spaOrigin, apiOrigin, banners) {
     await spa.expectState('signed-out', 'reload after logout');
     if (spa.problems.length > 0) throw new CheckFailure(`same-site: ${spa.problems.join('; ')}`);
     log(
-      `same-site: register 201 (cookie SameSite=${cookie.sameSite}), blog list (360 px wide: the ${variant.width}w variant of the banner's ${banners[0].variants.length}) and its tag filter, reload refreshed through the cookie (401, refresh 200, retry 200), logout 200`,
+      `same-site: register 201 (cookie SameSite=${cookie.sameSite}), blog list (360 px wide: the ${variant.width}w variant of the banner's ${banners[0].variants.length}), its tag filter and search box, reload refreshed through the cookie (401, refresh 200, retry 200), logout 200`,
     );
   } finally {
     await spa.close();
@@ -496,7 +511,7 @@ async function main() {
     await mail.close();
   }
   log(
-    'passed (same-site: signed in, a banner variant from srcset, refreshed and logged out; cross-site: refresh 401 as documented; forgot: reset by the mailed link)',
+    'passed (same-site: signed in, a banner variant from srcset, a search with its snippet, refreshed and logged out; cross-site: refresh 401 as documented; forgot: reset by the mailed link)',
   );
 }
 
