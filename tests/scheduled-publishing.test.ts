@@ -118,7 +118,9 @@ describe('a publication whose event failed to record', () => {
 describe('events of the app', () => {
   it('records blog.deleted once a blog is deleted', async () => {
     const blog = await createBlog(ctx.app, admin);
-    expect((await request(ctx.app).delete(`/api/v1/blogs/${blog._id}?permanent=true`).set(bearer(admin))).status).toBe(204);
+    expect((await request(ctx.app).delete(`/api/v1/blogs/${blog._id}?permanent=true`).set(bearer(admin))).status).toBe(
+      204,
+    );
     expect(appEvents).toContainEqual(
       expect.objectContaining({ id: `blog.deleted:${blog._id}`, name: 'blog.deleted', blogId: blog._id }),
     );
