@@ -30,8 +30,9 @@ export const DELIVERY_TIMEOUT_MS = 10_000;
 const RETRY_FOR_MS = 24 * 60 * 60_000;
 /** The longest wait between attempts. */
 const MAX_BACKOFF_MS = 60 * 60_000;
-/** Deliveries claimed per pass, and sent at once. */
+/** Deliveries claimed per batch, batches per pass, and deliveries sent at once. */
 const PER_PASS = 50;
+const MAX_BATCHES = 40;
 const CONCURRENCY = 4;
 /** How long a delivery waits for an older one of its post before it looks again. */
 const ORDER_WAIT_MS = 1_000;
@@ -186,8 +187,8 @@ export function createDeliveryWorker({
     return givenUp ? 'failed' : 'retry';
   }
 
-  /** One pass: claims and sends what is due, a few at once. Answers what happened to each. */
-  async function runOnce(now = new Date()): Promise<Array<DeliveryOutcome | 'waiting'>> {
+  /** Claims up to PER_PASS due deliveries and sends them, a few at once. */
+  async function sendBatch(now: Date): Promise<Array<DeliveryOutcome | 'waiting'>> {
     const claimed: Claimed[] = [];
     for (let taken = 0; taken < PER_PASS; taken++) {
       const delivery = await claim(now);
@@ -196,6 +197,20 @@ export function createDeliveryWorker({
     }
     const outcomes = await Promise.all(claimed.map((delivery) => inParallel(() => attempt(delivery))));
     for (const outcome of outcomes) if (outcome !== 'waiting') deliveries?.inc({ outcome });
+    return outcomes;
+  }
+
+  /**
+   * One pass: batches until none is left due (at most MAX_BATCHES), so a thousand posts published at once
+   * reach their webhooks within seconds. Answers what happened to each delivery.
+   */
+  async function runOnce(now = new Date()): Promise<Array<DeliveryOutcome | 'waiting'>> {
+    const outcomes: Array<DeliveryOutcome | 'waiting'> = [];
+    for (let batch = 0; batch < MAX_BATCHES; batch++) {
+      const sent = await sendBatch(now);
+      outcomes.push(...sent);
+      if (sent.length < PER_PASS) break;
+    }
     return outcomes;
   }
 

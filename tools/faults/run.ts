@@ -11,7 +11,7 @@
  *   sigterm-burst      SIGTERM amid a burst of requests: none reset, /readyz 503 seen first
  *   scheduled-publishing  FAULTS_SCHEDULED_POSTS (default 1,000) posts due in the same seconds, two
  *                      instances, one SIGKILLed once publishing began: every post live within 30 s of
- *                      its time, published at its scheduled time, none left for a later pass
+ *                      its time, published at its scheduled time, its blog.published webhook received once
  *   soak               FAULTS_SOAK_SECONDS (default 120) of steady load: no 5xx, memory settles
  *
  *   bash tools/faults/run.sh [scenario ...]      (CI: .ci/run, `check faults`)
@@ -22,6 +22,8 @@
  */
 import { execFile, spawn, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
@@ -757,9 +759,16 @@ async function soak({ database, proxiedUri }: Context): Promise<string> {
  * own scheduled time.
  */
 async function scheduledPublishing({ database }: Context): Promise<string> {
-  const first = await startApi('schedule-a', { MONGODB_URI: database.uri });
-  const second = await startApi('schedule-b', { MONGODB_URI: database.uri });
+  const receiver = await startWebhookReceiver();
+  const env = { MONGODB_URI: database.uri, WEBHOOKS_ALLOW_PRIVATE: 'true' };
+  const first = await startApi('schedule-a', env);
+  const second = await startApi('schedule-b', env);
   const admin = await register(first.baseUrl, ADMIN_EMAIL);
+  const hook = await call(first.baseUrl, 'POST', '/api/v1/webhooks/', {
+    token: admin.token,
+    json: { url: receiver.url, events: ['blog.published'] },
+  });
+  check(hook.status === 201, `register the webhook: ${hook.status} ${JSON.stringify(hook.body)}`);
   const form = new FormData();
   form.set('title', `Scheduled ${Date.now()}`);
   form.set('content', '<p>Goes live by itself</p>');
@@ -814,17 +823,54 @@ async function scheduledPublishing({ database }: Context): Promise<string> {
         (blog.publishedAt as Date | null)?.getTime() !== dueOf.get(String(blog._id)),
     );
     check(off.length === 0, `${off.length} posts not published at their scheduled time: ${JSON.stringify(off[0])}`);
-    const pending = await within(10_000, async () => (await blogs.countDocuments({ publishEventPending: true })) === 0);
-    check(pending !== undefined, 'publications still wait for their blog.published record 10 s later');
+    const pending = await within(
+      SCHEDULE_LATENESS_BOUND_MS,
+      async () => (await blogs.countDocuments({ publishEventPending: true })) === 0,
+    );
+    check(pending !== undefined, 'publications still wait for their blog.published record 30 s later');
+    const expected = new Set(ids.map(String));
+    const delivered = await within(
+      SCHEDULE_LATENESS_BOUND_MS,
+      async () => receiver.blogs().size === expected.size,
+      500,
+    );
+    const missing = [...expected].filter((id) => !receiver.blogs().has(id));
+    check(delivered !== undefined && missing.length === 0, `${missing.length} blog.published webhooks never arrived`);
+    const repeated = receiver.received.length - expected.size;
+    check(repeated === 0, `${repeated} blog.published webhooks arrived twice`);
     await second.stop();
     return (
       `${SCHEDULED_POSTS} posts due in the same second; instance A SIGKILLed with ${liveAtKill} live; ` +
-      `all live ${seconds(allLiveAfterMs)} after the last was due, each at its scheduled time, every event recorded`
+      `all live ${seconds(allLiveAfterMs)} after the last was due, each at its scheduled time; ` +
+      `${receiver.received.length} blog.published webhooks, one per post, the last ${seconds(Date.now() - lastDue)} after it was due`
     );
   } finally {
     await blogs.deleteMany({ _id: { $in: [templateId, ...ids] } });
+    await connection.db!.collection('webhooks').deleteMany({});
+    await connection.db!.collection('webhookdeliveries').deleteMany({});
     await connection.close();
+    await receiver.close();
   }
+}
+
+/** A webhook receiver on 127.0.0.1 answering 204, keeping each delivery's blog id. */
+async function startWebhookReceiver() {
+  const received: string[] = [];
+  const server = http.createServer((req, res) => {
+    let body = '';
+    req.on('data', (chunk) => (body += chunk));
+    req.on('end', () => {
+      received.push(String((JSON.parse(body) as { data: { _id: string } }).data._id));
+      res.writeHead(204).end();
+    });
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  return {
+    url: `http://127.0.0.1:${(server.address() as AddressInfo).port}/hook`,
+    received,
+    blogs: () => new Set(received),
+    close: () => new Promise((resolve) => server.close(resolve)),
+  };
 }
 
 const SCENARIOS: Record<string, (context: Context) => Promise<string>> = {
