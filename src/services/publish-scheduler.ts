@@ -8,6 +8,7 @@
  */
 import pLimit from 'p-limit';
 import type { Histogram } from 'prom-client';
+import { backgroundPasses } from '../lib/background-passes';
 import type { Logger } from '../lib/logger';
 import { BLOG_VIEW_FIELDS, BlogModel, blogView } from '../models/blog.model';
 import { USER_VIEW_FIELDS, UserModel, publicUserView } from '../models/user.model';
@@ -101,33 +102,7 @@ export function createPublishScheduler({ events, logger, lateness, intervalMs }:
     return published;
   }
 
-  let timer: NodeJS.Timeout | undefined;
-  let running: Promise<unknown> | undefined;
-  const pass = () => {
-    if (running) return; // a slow pass is not overlapped by the next
-    running = runOnce()
-      .catch((error: unknown) =>
-        logger.error('scheduled publishing pass failed; the next pass retries', {
-          error: error instanceof Error ? error.message : String(error),
-        }),
-      )
-      .finally(() => (running = undefined));
-  };
-
-  return {
-    runOnce,
-    /** Starts the passes: one at once (what came due while stopped), then every intervalMs. */
-    start() {
-      pass();
-      timer = setInterval(pass, intervalMs);
-      timer.unref();
-    },
-    /** Stops the passes and waits for one under way. */
-    async stop() {
-      clearInterval(timer);
-      await running;
-    },
-  };
+  return { runOnce, ...backgroundPasses(() => runOnce(), intervalMs, logger, 'scheduled publishing') };
 }
 
 export type PublishScheduler = ReturnType<typeof createPublishScheduler>;

@@ -18,6 +18,7 @@ import { isIP, type LookupFunction } from 'node:net';
 import pLimit from 'p-limit';
 import type { Counter } from 'prom-client';
 import type { Types } from 'mongoose';
+import { backgroundPasses } from '../lib/background-passes';
 import type { Logger } from '../lib/logger';
 import { isPublicAddress } from '../lib/public-address';
 import { DeliveryModel, WebhookModel } from '../models/webhook.model';
@@ -214,31 +215,7 @@ export function createDeliveryWorker({
     return outcomes;
   }
 
-  let timer: NodeJS.Timeout | undefined;
-  let running: Promise<unknown> | undefined;
-  const pass = () => {
-    if (running) return;
-    running = runOnce()
-      .catch((error: unknown) =>
-        logger.error('webhook delivery pass failed; the next pass retries', {
-          error: error instanceof Error ? error.message : String(error),
-        }),
-      )
-      .finally(() => (running = undefined));
-  };
-
-  return {
-    runOnce,
-    start() {
-      pass();
-      timer = setInterval(pass, intervalMs);
-      timer.unref();
-    },
-    async stop() {
-      clearInterval(timer);
-      await running;
-    },
-  };
+  return { runOnce, ...backgroundPasses(() => runOnce(), intervalMs, logger, 'webhook delivery') };
 }
 
 export type DeliveryWorker = ReturnType<typeof createDeliveryWorker>;
