@@ -100,6 +100,20 @@ describe('restoring', () => {
     expect(restored.body.blog.slug).toMatch(new RegExp(`^${blog.slug}-[0-9a-f]{6}$`));
   });
 
+  it('trashes the post as it is now, over a copy a restore cut short left behind', async () => {
+    const blog = await trashedPost({ title: 'Before' });
+    // a restore cut short: the post is back, its trash copy still there
+    const copy = await TrashedBlogModel.findById(blog._id).lean();
+    await api.as(admin).post(`/trash/${blog._id}/restore`).expect(200);
+    await TrashedBlogModel.collection.insertOne(copy!);
+    await api.as(admin).put(`/blogs/${blog._id}`).field('title', 'After').expect(200);
+
+    await api.as(admin).delete(`/blogs/${blog._id}`).expect(204);
+    const restored = await api.as(admin).post(`/trash/${blog._id}/restore`).expect(200);
+
+    expect(restored.body.blog.title).toBe('After');
+  });
+
   it('refuses a post that is not in the trash with 400', async () => {
     const live = await createBlog(ctx.app, admin);
     expect((await api.as(admin).post(`/trash/${live._id}/restore`)).body).toEqual({

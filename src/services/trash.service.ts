@@ -52,19 +52,12 @@ export function createTrashService({ blogs, storage, logger, events = ignoreEven
     if (!blog) throw new NotFound('Blog not found');
     const trashedAt = new Date();
     const banner = blog.banner as { key?: string } | undefined;
-    try {
-      await TrashedBlogModel.collection.insertOne({
-        _id: blog._id,
-        blog,
-        author: blog.author,
-        bannerKey: banner?.key,
-        trashedAt,
-        trashedBy: by._id,
-      });
-    } catch (error) {
-      // trashed already, by a retry or another admin: that copy stands
-      if (!isDuplicateKeyError(error)) throw error;
-    }
+    // the copy as the blog is now: one left by a restore cut short (or a retry) is replaced, never kept stale
+    await TrashedBlogModel.collection.replaceOne(
+      { _id: blog._id },
+      { blog, author: blog.author, bannerKey: banner?.key, trashedAt, trashedBy: by._id },
+      { upsert: true },
+    );
     const { deletedCount } = await BlogModel.deleteOne({ _id: blog._id });
     if (!deletedCount) {
       // deleted for good meanwhile: a copy of ours would outlive it
