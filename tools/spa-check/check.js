@@ -315,6 +315,8 @@ async function loadBlogs(spa, what) {
   expectEqual(await titlesListed(), [BLOG_TITLE], `${what}: the search's post listed`);
   const marked = await spa.page.$$eval('#blogs li .snippet mark', (marks) => marks.map((mark) => mark.textContent));
   expectEqual(marked, ['Hello'], `${what}: the snippet's marked words`);
+  // the search's banner too has loaded before the caller goes on (a reload would abort its request)
+  await spa.page.waitForFunction(() => [...document.querySelectorAll('#blogs img')].every((image) => image.complete));
 }
 
 /**
