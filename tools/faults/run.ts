@@ -12,6 +12,8 @@
  *   scheduled-publishing  FAULTS_SCHEDULED_POSTS (default 1,000) posts due in the same seconds, two
  *                      instances, one SIGKILLed once publishing began: every post live within 30 s of
  *                      its time, published at its scheduled time, its blog.published webhook received once
+ *   webhook-recovery   a webhook receiver that hangs, then answers 500, then recovers while the API
+ *                      is SIGKILLed and restarted: every event arrives, signed, once, in order per post
  *   soak               FAULTS_SOAK_SECONDS (default 120) of steady load: no 5xx, memory settles
  *
  *   bash tools/faults/run.sh [scenario ...]      (CI: .ci/run, `check faults`)
@@ -21,7 +23,7 @@
  * closing summary line; each API process's log goes to artifacts/faults/.
  */
 import { execFile, spawn, type ChildProcess } from 'node:child_process';
-import { randomBytes } from 'node:crypto';
+import { createHmac, randomBytes } from 'node:crypto';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
@@ -54,6 +56,9 @@ const COUNTERS_HEALED_BOUND_MS = 60_000;
 /** Posts scheduled for the same seconds, and how late the last of them may go live. */
 const SCHEDULED_POSTS = Number(process.env.FAULTS_SCHEDULED_POSTS ?? 1_000);
 const SCHEDULE_LATENESS_BOUND_MS = 30_000;
+/** Posts whose five events each the webhook-recovery scenario follows, and how long after recovery they may take. */
+const WEBHOOK_POSTS = 4;
+const WEBHOOK_RECOVERY_BOUND_MS = 150_000;
 const ADMIN_EMAIL = 'faults-admin@example.com';
 const started = Date.now();
 
@@ -853,14 +858,35 @@ async function scheduledPublishing({ database }: Context): Promise<string> {
   }
 }
 
-/** A webhook receiver on 127.0.0.1 answering 204, keeping each delivery's blog id. */
-async function startWebhookReceiver() {
+/**
+ * A webhook receiver on 127.0.0.1: by default it answers 204 and keeps each delivery's blog id. `answer`
+ * can have it hang (never answer: the sender's deadline ends the attempt) or answer 500 instead; every
+ * attempt is kept in `attempts` with the `Webhook-Id`, whether its signature held, and what it was answered.
+ */
+async function startWebhookReceiver({ secret = '', answer = (): ReceiverAnswer => 'ok' } = {}) {
   const received: string[] = [];
+  const attempts: Array<{ id: string; blogId: string; event: string; signed: boolean; answered: ReceiverAnswer }> = [];
+  const hanging = new Set<http.ServerResponse>();
   const server = http.createServer((req, res) => {
     let body = '';
     req.on('data', (chunk) => (body += chunk));
     req.on('end', () => {
-      received.push(String((JSON.parse(body) as { data: { _id: string } }).data._id));
+      const blogId = String((JSON.parse(body) as { data: { _id: string } }).data._id);
+      const answered = answer();
+      const [t, v1] = String(req.headers['webhook-signature']).split(',');
+      const expected = createHmac('sha256', secret)
+        .update(`${t?.slice(2)}.${body}`)
+        .digest('hex');
+      attempts.push({
+        id: String(req.headers['webhook-id']),
+        blogId,
+        event: String(req.headers['webhook-event']),
+        signed: v1 === `v1=${expected}`,
+        answered,
+      });
+      if (answered === 'hang') return void hanging.add(res);
+      if (answered === 'fail') return void res.writeHead(500).end();
+      received.push(blogId);
       res.writeHead(204).end();
     });
   });
@@ -868,9 +894,124 @@ async function startWebhookReceiver() {
   return {
     url: `http://127.0.0.1:${(server.address() as AddressInfo).port}/hook`,
     received,
+    attempts,
     blogs: () => new Set(received),
-    close: () => new Promise((resolve) => server.close(resolve)),
+    close: () => {
+      for (const res of hanging) res.destroy();
+      server.closeAllConnections();
+      return new Promise((resolve) => server.close(resolve));
+    },
   };
+}
+
+type ReceiverAnswer = 'ok' | 'hang' | 'fail';
+
+/**
+ * A receiver that first hangs, then answers 500, then recovers, across an API restart (SIGKILL while
+ * every delivery is still failing): each post's events (published, updated, unpublished, published,
+ * updated) must all arrive, signed, each acknowledged once, and in order per post: no attempt of a
+ * post's event before every earlier event of that post was acknowledged.
+ */
+async function webhookRecovery({ database }: Context): Promise<string> {
+  let mode: ReceiverAnswer = 'hang';
+  const secret = randomBytes(24).toString('hex');
+  const receiver = await startWebhookReceiver({ secret, answer: () => mode });
+  const env = { MONGODB_URI: database.uri, WEBHOOKS_ALLOW_PRIVATE: 'true' };
+  const first = await startApi('webhooks-a', env);
+  const admin = await register(first.baseUrl, ADMIN_EMAIL);
+  const events = ['blog.published', 'blog.updated', 'blog.unpublished'];
+  const hook = await call(first.baseUrl, 'POST', '/api/v1/webhooks/', {
+    token: admin.token,
+    json: { url: receiver.url, events, secret },
+  });
+  check(hook.status === 201, `register the webhook: ${hook.status} ${JSON.stringify(hook.body)}`);
+  const connection = await mongoose.createConnection(database.uri, { serverSelectionTimeoutMS: 10_000 }).asPromise();
+  const deliveries = connection.db!.collection('webhookdeliveries');
+  const blogIds: string[] = [];
+  try {
+    const write = async (method: string, url: string, fields: Record<string, string>) => {
+      const form = new FormData();
+      for (const [name, value] of Object.entries(fields)) form.set(name, value);
+      if (method === 'POST') form.set('banner_image', await banner(), 'banner.png');
+      const answer = await call(first.baseUrl, method, url, { token: admin.token, form });
+      check(answer.status === 200 || answer.status === 201, `${method} ${url}: ${answer.status}`);
+      return String((answer.body.blog as { _id: string })._id);
+    };
+    for (let post = 0; post < WEBHOOK_POSTS; post++) {
+      const id = await write('POST', '/api/v1/blogs/', {
+        title: `Hooked ${post} ${Date.now()}`,
+        content: '<p>Told to a receiver that is down</p>',
+        status: 'published',
+      });
+      blogIds.push(id);
+      await write('PUT', `/api/v1/blogs/${id}`, { title: `Hooked ${post}, retitled` });
+      await write('PUT', `/api/v1/blogs/${id}`, { status: 'draft' });
+      await write('PUT', `/api/v1/blogs/${id}`, { status: 'published' });
+      await write('PUT', `/api/v1/blogs/${id}`, { content: '<p>Told again</p>' });
+    }
+    const answered = (kind: ReceiverAnswer) => receiver.attempts.filter(({ answered }) => answered === kind).length;
+    check((await within(15_000, async () => answered('hang') > 0)) !== undefined, 'no delivery attempted in 15 s');
+    // the hung attempts end at the sender's deadline (10 s); their retries, 10 s later, meet 500s
+    await sleep(11_000);
+    mode = 'fail';
+    check((await within(30_000, async () => answered('fail') > 0)) !== undefined, 'no retry within 30 s');
+    first.child.kill('SIGKILL');
+    await first.exited;
+    mode = 'ok';
+    const recoveredAt = Date.now();
+    const second = await startApi('webhooks-b', env);
+
+    const expected = new Map<string, string[]>();
+    for (const delivery of await deliveries.find().sort({ occurredAt: 1, _id: 1 }).toArray()) {
+      const ids = expected.get(String(delivery.blogId)) ?? [];
+      ids.push(String(delivery.eventId));
+      expected.set(String(delivery.blogId), ids);
+    }
+    const all = [...expected.values()].flat();
+    check(all.length === WEBHOOK_POSTS * 5, `${all.length} deliveries recorded, expected ${WEBHOOK_POSTS * 5}`);
+    const acknowledged = () => receiver.attempts.filter(({ answered }) => answered === 'ok');
+    const arrived = await within(
+      WEBHOOK_RECOVERY_BOUND_MS,
+      async () => new Set(acknowledged().map(({ id }) => id)).size === all.length,
+      500,
+    );
+    const missing = all.filter((id) => !acknowledged().some((attempt) => attempt.id === id));
+    check(arrived !== undefined, `${missing.length} of ${all.length} events never arrived: ${missing[0]}`);
+    const arrivedAfterMs = Date.now() - recoveredAt;
+    const twice = acknowledged().length - all.length;
+    check(twice === 0, `${twice} events acknowledged twice`);
+    check(
+      receiver.attempts.every(({ signed }) => signed),
+      'an attempt carried a signature that did not verify',
+    );
+    for (const [blogId, ids] of expected) {
+      const names = ids.map((id) => receiver.attempts.find((attempt) => attempt.id === id)?.event);
+      const sequence = ['blog.published', 'blog.updated', 'blog.unpublished', 'blog.published', 'blog.updated'];
+      check(names.join() === sequence.join(), `blog ${blogId}: events ${names.join()}`);
+    }
+    const done = new Set<string>();
+    for (const attempt of receiver.attempts) {
+      const ids = expected.get(attempt.blogId)!;
+      const early = ids.slice(0, ids.indexOf(attempt.id)).find((id) => !done.has(id));
+      check(!early, `blog ${attempt.blogId}: ${attempt.id} sent before ${early} had arrived`);
+      if (attempt.answered === 'ok') done.add(attempt.id);
+    }
+    const undelivered = await deliveries.countDocuments({ status: { $ne: 'delivered' } });
+    check(undelivered === 0, `${undelivered} deliveries not marked delivered`);
+    await second.stop();
+    return (
+      `${all.length} events of ${WEBHOOK_POSTS} posts; the receiver hung ${answered('hang')} attempts, ` +
+      `answered 500 to ${answered('fail')}, then recovered as API A was SIGKILLed; API B delivered every event ` +
+      `${seconds(arrivedAfterMs)} later, each once, signed, in order per post`
+    );
+  } finally {
+    const ids = blogIds.map((id) => new mongoose.Types.ObjectId(id));
+    await connection.db!.collection('blogs').deleteMany({ _id: { $in: ids } });
+    await connection.db!.collection('webhooks').deleteMany({});
+    await deliveries.deleteMany({});
+    await connection.close();
+    await receiver.close();
+  }
 }
 
 const SCENARIOS: Record<string, (context: Context) => Promise<string>> = {
@@ -881,6 +1022,7 @@ const SCENARIOS: Record<string, (context: Context) => Promise<string>> = {
   storage,
   'sigterm-burst': sigtermBurst,
   'scheduled-publishing': scheduledPublishing,
+  'webhook-recovery': webhookRecovery,
   soak,
 };
 
