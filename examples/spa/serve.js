@@ -45,8 +45,8 @@ async function startSpaServer({ apiBaseUrl, port = 0, host = 'localhost' }) {
   };
   const server = http.createServer((req, res) => {
     const pathname = new URL(req.url ?? '/', 'http://spa.invalid').pathname;
-    // the page the API's reset mails link to (SITE_URL/reset-password?token=...) is this one too
-    const file = files[['/', '/reset-password'].includes(pathname) ? '/index.html' : pathname];
+    // the pages the API links to (SITE_URL/reset-password?token=..., SITE_URL/preview?token=...) are this one too
+    const file = files[['/', '/reset-password', '/preview'].includes(pathname) ? '/index.html' : pathname];
     if (req.method !== 'GET' && req.method !== 'HEAD') {
       res.writeHead(405, { Allow: 'GET, HEAD' }).end();
     } else if (!file) {

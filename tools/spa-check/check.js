@@ -13,13 +13,19 @@
  *            "Refresh token required" and a reload signs the user out (docs/example-spa.md).
  * forgot     same-site: "Forgot password?" answers 202; the link of the mail an SMTP server in this
  *            process receives opens the SPA's reset page, which sets a new password and signs in.
+ * admin      same-site: an admin registers a webhook (a receiver in this process), schedules a draft a
+ *            few seconds ahead (it goes live by itself, its blog.published arrives signed with the secret
+ *            the page showed), opens another draft's preview link in a browser not signed in, trashes
+ *            the draft (the link is dead), restores it and publishes it by hand.
  *
  *   node tools/spa-check/check.js      (bash tools/spa-check/run.sh installs chromium and builds first)
  *
  * Screenshots and the API's log go to artifacts/spa-check/. The last line says passed or FAILED.
  */
 'use strict';
+const { createHmac } = require('node:crypto');
 const { createWriteStream, mkdirSync, mkdtempSync, rmSync, writeFileSync } = require('node:fs');
+const http = require('node:http');
 const os = require('node:os');
 const path = require('node:path');
 const { simpleParser } = require('mailparser');
@@ -485,6 +491,142 @@ async function forgotPassword(spaOrigin, apiOrigin, mail) {
   }
 }
 
+/** A webhook receiver on 127.0.0.1 keeping each delivery's event, body and signature header; answers 204. */
+async function startWebhookReceiver() {
+  const received = [];
+  const server = http.createServer((req, res) => {
+    let body = '';
+    req.on('data', (chunk) => (body += chunk));
+    req.on('end', () => {
+      received.push({ event: req.headers['webhook-event'], signature: req.headers['webhook-signature'], body });
+      res.writeHead(204).end();
+    });
+  });
+  const port = await freePort();
+  await new Promise((resolve) => server.listen(port, '127.0.0.1', resolve));
+  return {
+    url: `http://127.0.0.1:${port}/hook`,
+    /** The blog.published delivery of the post titled `title` (waiting up to 30 s past `afterMs`). */
+    async published(title, afterMs = 0) {
+      const deadline = Date.now() + afterMs + STEP_TIMEOUT_MS;
+      for (;;) {
+        const found = received.find(
+          (delivery) => delivery.event === 'blog.published' && JSON.parse(delivery.body).data.title === title,
+        );
+        if (found) return found;
+        if (Date.now() > deadline) throw new CheckFailure(`admin: no blog.published webhook for "${title}"`);
+        await new Promise((resolve) => setTimeout(resolve, 200));
+      }
+    },
+    close: () => new Promise((resolve) => server.close(resolve)),
+  };
+}
+
+/** Whether the Webhook-Signature header (t=<seconds>,v1=<hex HMAC-SHA256 of "t.body">) holds for this secret. */
+function signatureHolds({ signature, body }, secret) {
+  const { t, v1 } = Object.fromEntries(
+    String(signature)
+      .split(',')
+      .map((part) => part.split('=')),
+  );
+  return v1 === createHmac('sha256', secret).update(`${t}.${body}`).digest('hex');
+}
+
+/** The admin's tools in the page: webhooks, a scheduled draft, a preview link, the trash. */
+async function admin(spaOrigin) {
+  const SCHEDULED = 'Scheduled from the example SPA';
+  const DRAFT = 'A draft shown by its preview link';
+  const SCHEDULE_AHEAD_MS = 8_000;
+  const receiver = await startWebhookReceiver();
+  const spa = await openSpa(spaOrigin, 'admin');
+  const reader = await openSpa(spaOrigin, 'preview-reader');
+  const { page } = spa;
+  const draftItem = (title) => page.locator('#drafts li', { hasText: title });
+  try {
+    await spa.load();
+    await spa.expectCalls([calls.current(401), calls.refresh(401)], 'first visit');
+    await page.fill('#email', ADMIN.email);
+    await page.fill('#password', ADMIN.password);
+    await page.click('#login');
+    await spa.expectState('signed-in', 'sign-in');
+    await page.waitForSelector('#admin:not([hidden])', { timeout: STEP_TIMEOUT_MS });
+
+    await page.fill('#webhook-url', receiver.url);
+    await page.click('#webhook button');
+    await page.waitForSelector('#webhook-secret[data-secret]', { timeout: STEP_TIMEOUT_MS });
+    const secret = await page.getAttribute('#webhook-secret', 'data-secret');
+
+    const banner = await sharp({ create: { width: 800, height: 450, channels: 3, background: '#cc6633' } })
+      .png()
+      .toBuffer();
+    const write = async (title, publishAtMs) => {
+      await page.fill('#post-title', title);
+      await page.fill('#post-content', `<p>${title}, written in the browser.</p>`);
+      await page.setInputFiles('#post-banner', { name: 'banner.png', mimeType: 'image/png', buffer: banner });
+      // datetime-local takes the browser's local time, to the second
+      const publishAt = await page.evaluate((at) => {
+        if (!at) return '';
+        const local = new Date(at - new Date(at).getTimezoneOffset() * 60_000);
+        return local.toISOString().slice(0, 19);
+      }, publishAtMs);
+      await page.fill('#post-publish-at', publishAt);
+      await page.click('#write button');
+      await draftItem(title).waitFor({ timeout: STEP_TIMEOUT_MS });
+    };
+    const scheduledAt = Date.now() + SCHEDULE_AHEAD_MS;
+    await write(SCHEDULED, scheduledAt);
+    const shown = await draftItem(SCHEDULED).textContent();
+    if (!shown.includes('scheduled for')) throw new CheckFailure(`admin: the scheduled draft shows "${shown}"`);
+    await write(DRAFT);
+
+    await draftItem(DRAFT).getByRole('button', { name: 'Preview link' }).click();
+    const link = await draftItem(DRAFT).locator('a.preview').getAttribute('href');
+    if (!link.startsWith(`${spaOrigin}/preview?token=`))
+      throw new CheckFailure(`admin: the preview link ${link} does not open ${spaOrigin}/preview`);
+    const previewShows = async (state) => {
+      await reader.load(link);
+      await reader.page.waitForSelector(`#preview[data-state="${state}"]`, { timeout: STEP_TIMEOUT_MS });
+      await reader.expectState('signed-out', `preview ${state}`);
+      return reader.page.textContent('#preview');
+    };
+    const preview = await previewShows('shown');
+    if (!preview.startsWith(`Preview: ${DRAFT}`)) throw new CheckFailure(`admin: the preview shows "${preview}"`);
+
+    await draftItem(DRAFT).getByRole('button', { name: 'Trash' }).click();
+    await page.locator('#trash li', { hasText: DRAFT }).waitFor({ timeout: STEP_TIMEOUT_MS });
+    await draftItem(DRAFT).waitFor({ state: 'detached', timeout: STEP_TIMEOUT_MS });
+    await previewShows('gone');
+    await page.locator('#trash li', { hasText: DRAFT }).getByRole('button', { name: 'Restore' }).click();
+    await draftItem(DRAFT).waitFor({ timeout: STEP_TIMEOUT_MS });
+    await draftItem(DRAFT).getByRole('button', { name: 'Publish now' }).click();
+    await draftItem(DRAFT).waitFor({ state: 'detached', timeout: STEP_TIMEOUT_MS });
+    const byHand = await receiver.published(DRAFT);
+
+    const scheduled = await receiver.published(SCHEDULED, Math.max(0, scheduledAt - Date.now()));
+    const lateMs = Date.now() - scheduledAt;
+    for (const delivery of [scheduled, byHand]) {
+      if (!signatureHolds(delivery, secret))
+        throw new CheckFailure(`admin: a blog.published signature does not hold for the secret the page showed`);
+    }
+    await page.click('#load-blogs');
+    await page.locator('#blogs li', { hasText: SCHEDULED }).waitFor({ timeout: STEP_TIMEOUT_MS });
+    await draftItem(SCHEDULED).waitFor({ state: 'detached', timeout: STEP_TIMEOUT_MS });
+    await page.waitForFunction(() => [...document.querySelectorAll('#blogs img')].every((image) => image.complete));
+    await spa.screenshot('admin');
+    const problems = [...spa.problems, ...reader.problems];
+    if (problems.length > 0) throw new CheckFailure(`admin: ${problems.join('; ')}`);
+    log(
+      `admin: a draft scheduled ${SCHEDULE_AHEAD_MS / 1000} s ahead went live by itself, its blog.published ` +
+        `received ${(lateMs / 1000).toFixed(1)} s after its time, signed with the secret the page showed; a preview ` +
+        'link opened the draft signed out and died with the trash; restored and published by hand (signed webhook too)',
+    );
+  } finally {
+    await reader.close();
+    await spa.close();
+    await receiver.close();
+  }
+}
+
 async function main() {
   mkdirSync(ARTIFACTS, { recursive: true });
   // The SPA's server listens on 127.0.0.1 and is reached as localhost (same-site with the API) and
@@ -499,6 +641,8 @@ async function main() {
     api = await startApi([`http://localhost:${spaPort}`, `http://127.0.0.1:${spaPort}`], {
       SMTP_URL: mail.url,
       SITE_URL: `http://localhost:${spaPort}`,
+      // the check's webhook receiver listens on 127.0.0.1 over plain HTTP
+      WEBHOOKS_ALLOW_PRIVATE: 'true',
     });
     const apiOrigin = `http://localhost:${api.port}`;
     spaServer = await startSpaServer({ apiBaseUrl: `${apiOrigin}/api/v1`, host: '127.0.0.1', port: spaPort });
@@ -507,13 +651,14 @@ async function main() {
     await sameSite(`http://localhost:${spaPort}`, apiOrigin, banners);
     await crossSite(`http://127.0.0.1:${spaPort}`, apiOrigin);
     await forgotPassword(`http://localhost:${spaPort}`, apiOrigin, mail);
+    await admin(`http://localhost:${spaPort}`);
   } finally {
     await spaServer?.close();
     await api?.stop();
     await mail.close();
   }
   log(
-    'passed (same-site: signed in, a banner variant from srcset, a search with its snippet, refreshed and logged out; cross-site: refresh 401 as documented; forgot: reset by the mailed link)',
+    'passed (same-site: signed in, a banner variant from srcset, a search with its snippet, refreshed and logged out; cross-site: refresh 401 as documented; forgot: reset by the mailed link; admin: scheduled, webhook signed, preview, trash, restore, publish)',
   );
 }
 
