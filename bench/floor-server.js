@@ -3,11 +3,13 @@
  * The floor: the least the API's read routes need, with nothing between node:http and the official
  * mongodb driver. Same checks (the JWT verifies, its session is live, its user exists and is not being
  * deleted), same queries (session ‖ user; count ‖ page; authors ‖ likes; findOneAndUpdate for a view),
- * same JSON (and the same Atom feed, through the same library). No framework, no middleware, no logging, no validation beyond what the answer depends on.
- * The benchmark proves its answers equal the API's before it measures either (bench/lib/equivalence.js).
+ * same JSON (and the same Atom feed, through the same library). No framework, no middleware, no logging,
+ * no validation beyond what the answer depends on. The benchmark proves its answers equal the API's
+ * before it measures either (bench/lib/equivalence.js).
  *
  *   MONGODB_URI=... JWT_ACCESS_SECRET=... SITE_URL=... PUBLIC_URL=<the API's> PORT=0 node bench/floor-server.js
- * Prints "floor listening on <port>" when ready.
+ * Prints "floor listening on <port>" when ready. `startFloor()` runs it in the caller's process
+ * (tests/bench-equivalence.test.ts).
  */
 'use strict';
 const { createHash, createHmac, createSecretKey } = require('node:crypto');
@@ -35,6 +37,8 @@ const BLOG_FIELDS = {
   createdAt: 1,
   updatedAt: 1,
 };
+/** `fields=card`: the same without `content`. */
+const { content: _content, ...CARD_FIELDS } = BLOG_FIELDS;
 const USER_FIELDS = {
   username: 1,
   email: 1,
@@ -63,8 +67,13 @@ const escapeText = (/** @type {string} */ text) =>
 const nameOf = (/** @type {any} */ author) =>
   [author?.firstName, author?.lastName].filter(Boolean).join(' ') || author?.username || 'Unknown author';
 
-async function main() {
-  const client = new MongoClient(/** @type {string} */ (process.env.MONGODB_URI));
+/**
+ * Connects to `uri` and listens on `port` (0: any) of 127.0.0.1; resolves to the server's base URL and
+ * how to stop it. `siteUrl` and `publicUrl` are the API's SITE_URL and PUBLIC_URL (the feed's links).
+ * @param {{ uri: string, accessSecret: string, siteUrl: string, publicUrl: string, port?: number }} options
+ */
+async function startFloor({ uri, accessSecret, siteUrl, publicUrl, port = 0 }) {
+  const client = new MongoClient(uri);
   await client.connect();
   const db = client.db();
   const sessions = db.collection('sessions');
@@ -72,7 +81,7 @@ async function main() {
   const blogs = db.collection('blogs');
   const likes = db.collection('likes');
   // a key object made once: given a string, jsonwebtoken would first try it as a PEM key on every call
-  const secret = createSecretKey(Buffer.from(/** @type {string} */ (process.env.JWT_ACCESS_SECRET)));
+  const secret = createSecretKey(Buffer.from(accessSecret));
 
   /** The signed-in user, or undefined (401). */
   async function authenticate(/** @type {http.IncomingMessage} */ req) {
@@ -113,7 +122,7 @@ async function main() {
     return view;
   }
 
-  async function present(/** @type {any[]} */ page, /** @type {any} */ viewer) {
+  async function present(/** @type {any[]} */ page, /** @type {any} */ viewer, card = false) {
     if (page.length === 0) return [];
     const authorIds = [...new Map(page.map((blog) => [String(blog.author), blog.author])).values()];
     const [authors, liked] = await Promise.all([
@@ -128,7 +137,8 @@ async function main() {
       _id: blog._id,
       title: blog.title,
       slug: blog.slug,
-      content: blog.content,
+      // a card leaves the key out; JSON.stringify drops a key whose value is undefined, in its place
+      content: card ? undefined : blog.content,
       excerpt: blog.excerpt,
       readingTime: blog.readingTime,
       tags: blog.tags ?? [],
@@ -155,15 +165,19 @@ async function main() {
     }));
   }
 
-  /** Only what the benchmark's requests send; anything else in the query string is ignored. */
+  /** Only what the benchmark's requests send (a tag already normalised); anything else is ignored. */
   function pageOf(/** @type {URLSearchParams} */ query) {
-    return { limit: Number(query.get('limit') ?? 20), offset: Number(query.get('offset') ?? 0) };
+    return {
+      limit: Number(query.get('limit') ?? 20),
+      offset: Number(query.get('offset') ?? 0),
+      tag: query.get('tag'),
+      card: query.get('fields') === 'card',
+    };
   }
 
   /** The Atom feed as the API renders it (with the same library): SITE_URL's links, PUBLIC_URL's self link. */
   async function atomFeed() {
-    const siteUrl = /** @type {string} */ (process.env.SITE_URL);
-    const self = `${process.env.PUBLIC_URL}/feed.xml`;
+    const self = `${publicUrl}/feed.xml`;
     const host = new URL(siteUrl).host;
     const posts = await blogs
       .find({ status: 'published' }, { projection: FEED_FIELDS })
@@ -192,13 +206,19 @@ async function main() {
     return feed.atom1();
   }
 
-  // the API's nextCursor (src/lib/list-cursor.ts), for the one query the floor serves: newest first
-  const cursorKey = createHmac('sha256', /** @type {string} */ (process.env.JWT_ACCESS_SECRET))
-    .update('blog-list-cursor/v1')
-    .digest();
-  const cursorAfter = (/** @type {boolean} */ admin, /** @type {any} */ blog) => {
-    const status = admin ? { $in: ['draft', 'published'] } : 'published';
-    const query = JSON.stringify([{ status }, { createdAt: -1, _id: -1 }]);
+  /**
+   * A list's filter as the API builds it (services/blog-list-query.ts), key order included, since its
+   * cursors are bound to it: the tag, then the statuses the viewer may see.
+   */
+  const listFilter = (/** @type {any} */ viewer, /** @type {string | null} */ tag) => ({
+    ...(tag ? { tags: tag } : {}),
+    status: isAdmin(viewer) ? { $in: ['draft', 'published'] } : 'published',
+  });
+
+  // the API's nextCursor (src/lib/list-cursor.ts), for the order the floor serves: newest first
+  const cursorKey = createHmac('sha256', accessSecret).update('blog-list-cursor/v1').digest();
+  const cursorAfter = (/** @type {object} */ filter, /** @type {any} */ blog) => {
+    const query = JSON.stringify([filter, { createdAt: -1, _id: -1 }]);
     const fingerprint = createHash('sha256').update(query).digest('base64url').slice(0, 22);
     const payload = Buffer.from(
       JSON.stringify([fingerprint, { d: blog.createdAt.toISOString() }, String(blog._id)]),
@@ -213,12 +233,15 @@ async function main() {
     if (!viewer) return [401, { code: 'AuthenticationError', message: 'Access token is invalid or expired' }];
     if (url.pathname === '/api/v1/users/current') return [200, { user: userView(viewer) }];
     if (url.pathname === '/api/v1/blogs' || url.pathname === '/api/v1/blogs/') {
-      const { limit, offset } = pageOf(url.searchParams);
-      const filter = isAdmin(viewer) ? {} : { status: 'published' };
+      const { limit, offset, tag, card } = pageOf(url.searchParams);
+      const filter = listFilter(viewer, tag);
+      // admins see every status: the floor's query needs no condition on it (the cursor names the API's)
+      const { status: _status, ...anyStatus } = filter;
+      const query = isAdmin(viewer) ? anyStatus : filter;
       const [total, page] = await Promise.all([
-        blogs.countDocuments(filter),
+        blogs.countDocuments(query),
         blogs
-          .find(filter, { projection: BLOG_FIELDS })
+          .find(query, { projection: card ? CARD_FIELDS : BLOG_FIELDS })
           .sort({ createdAt: -1, _id: -1 })
           .skip(offset)
           .limit(limit + 1)
@@ -226,8 +249,8 @@ async function main() {
       ]);
       const shown = page.slice(0, limit);
       const last = page.length > limit ? shown[shown.length - 1] : undefined;
-      const nextCursor = last ? cursorAfter(isAdmin(viewer), last) : null;
-      return [200, { limit, offset, total, blogs: await present(shown, viewer), nextCursor }];
+      const nextCursor = last ? cursorAfter(filter, last) : null;
+      return [200, { limit, offset, total, blogs: await present(shown, viewer, card), nextCursor }];
     }
     const slug = /^\/api\/v1\/blogs\/([^/]+)$/.exec(url.pathname)?.[1];
     if (slug) {
@@ -263,16 +286,35 @@ async function main() {
     );
   });
   server.keepAliveTimeout = 60_000;
-  server.listen(Number(process.env.PORT ?? 0), '127.0.0.1', () => {
-    const address = /** @type {import('node:net').AddressInfo} */ (server.address());
-    process.stdout.write(`floor listening on ${address.port}\n`);
+  await new Promise((resolve) => server.listen(port, '127.0.0.1', () => resolve(undefined)));
+  const address = /** @type {import('node:net').AddressInfo} */ (server.address());
+  const stop = async () => {
+    server.closeAllConnections();
+    await new Promise((resolve) => server.close(() => resolve(undefined)));
+    await client.close();
+  };
+  return { url: `http://127.0.0.1:${address.port}`, port: address.port, stop };
+}
+
+async function main() {
+  const floor = await startFloor({
+    uri: /** @type {string} */ (process.env.MONGODB_URI),
+    accessSecret: /** @type {string} */ (process.env.JWT_ACCESS_SECRET),
+    siteUrl: /** @type {string} */ (process.env.SITE_URL),
+    publicUrl: /** @type {string} */ (process.env.PUBLIC_URL),
+    port: Number(process.env.PORT ?? 0),
   });
-  const stop = () => server.close(() => client.close().then(() => process.exit(0)));
+  process.stdout.write(`floor listening on ${floor.port}\n`);
+  const stop = () => floor.stop().then(() => process.exit(0));
   process.on('SIGTERM', stop);
   process.on('SIGINT', stop);
 }
 
-main().catch((error) => {
-  process.stderr.write(`floor: ${error instanceof Error ? error.stack : String(error)}\n`);
-  process.exit(1);
-});
+module.exports = { startFloor };
+
+if (require.main === module) {
+  main().catch((error) => {
+    process.stderr.write(`floor: ${error instanceof Error ? error.stack : String(error)}\n`);
+    process.exit(1);
+  });
+}

@@ -38,6 +38,8 @@ const PASSWORD = 'bench-password-1';
 const BENCH_SITE_URL = 'https://blog.example';
 /** The lowest cost production accepts: logins stay slow enough to matter and fast enough to run. */
 const BCRYPT_COST = 10;
+/** The tag of the tag-page scenario: one of the seed's, carried by about a quarter of the blogs. */
+const BENCH_TAG = 'design';
 
 const env = process.env;
 const settings = {
@@ -354,6 +356,8 @@ async function main() {
       { name: 'current user', path: '/api/v1/users/current', headers: auth(readerToken) },
       { name: 'deep page (offset 4000)', path: '/api/v1/blogs?limit=20&offset=4000', headers: auth(readerToken) },
       { name: 'feed', path: '/feed.xml' },
+      { name: 'tag page', path: `/api/v1/blogs?limit=20&tag=${BENCH_TAG}`, headers: auth(readerToken) },
+      { name: 'card page', path: '/api/v1/blogs?limit=20&fields=card', headers: auth(readerToken) },
     ];
 
     // ------------------------------------------------------------------ equivalence
@@ -363,6 +367,10 @@ async function main() {
         ['list (user), offset 20', '/api/v1/blogs?limit=20&offset=20', readerToken],
         ['deep page', '/api/v1/blogs?limit=20&offset=4000', readerToken],
         ['list (admin)', '/api/v1/blogs?limit=20', adminToken],
+        ['tag page', `/api/v1/blogs?limit=20&tag=${BENCH_TAG}`, readerToken],
+        ['tag page (admin), offset 20', `/api/v1/blogs?limit=20&offset=20&tag=${BENCH_TAG}`, adminToken],
+        ['card page', '/api/v1/blogs?limit=20&fields=card', readerToken],
+        ['card page (admin), of a tag', `/api/v1/blogs?limit=20&fields=card&tag=${BENCH_TAG}`, adminToken],
         ['current user', '/api/v1/users/current', readerToken],
         ['current user (admin)', '/api/v1/users/current', adminToken],
         ['unknown slug', '/api/v1/blogs/no-such-blog-here', readerToken],
@@ -409,6 +417,18 @@ async function main() {
       `read scenarios: ${settings.connections} connections, ${settings.duration} s each (after ${settings.warmup} s warm-up)`,
     );
     for (const scenario of readScenarios()) if (wanted(scenario.name)) await runRead(scenario);
+    const full = results.rows.find((row) => row.name === 'list (user)');
+    const card = results.rows.find((row) => row.name === 'card page');
+    if (full && card) {
+      results.checks.cardBytes = {
+        card: card.bytes.body,
+        full: full.bytes.body,
+        share: card.bytes.body / full.bytes.body,
+      };
+      log(
+        `card page: ${card.bytes.body} bytes, ${(100 * results.checks.cardBytes.share).toFixed(1)} % of the full page's ${full.bytes.body} (target ≤ 10 %)`,
+      );
+    }
 
     // ------------------------------------------------------------------ writes and login, ours only
     const publishedIds = (
