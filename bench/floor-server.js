@@ -12,8 +12,9 @@
  * (tests/bench-equivalence.test.ts).
  */
 'use strict';
-const { createHash, createHmac, createSecretKey } = require('node:crypto');
+const { createHash, createHmac, createSecretKey, timingSafeEqual } = require('node:crypto');
 const http = require('node:http');
+const path = require('node:path');
 const { Feed } = require('feed');
 const jwt = require('jsonwebtoken');
 const { MongoClient, ObjectId } = require('mongodb');
@@ -62,17 +63,27 @@ const FEED_FIELDS = {
   updatedAt: 1,
 };
 const FEED_ENTRIES = 50;
+const DIST_LIB = path.join(__dirname, '..', 'dist', 'lib');
 const escapeText = (/** @type {string} */ text) =>
   text.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;');
 const nameOf = (/** @type {any} */ author) =>
   [author?.firstName, author?.lastName].filter(Boolean).join(' ') || author?.username || 'Unknown author';
 
+/** The newest first, as the lists and a search's tiers are ordered. */
+const NEWEST_FIRST = /** @type {const} */ ({ createdAt: -1, _id: -1 });
+
 /**
  * Connects to `uri` and listens on `port` (0: any) of 127.0.0.1; resolves to the server's base URL and
  * how to stop it. `siteUrl` and `publicUrl` are the API's SITE_URL and PUBLIC_URL (the feed's links).
- * @param {{ uri: string, accessSecret: string, siteUrl: string, publicUrl: string, port?: number }} options
+ * `apiLib` is where the API's pure helpers are required from for a search's terms and snippets: the
+ * build the benchmark measures (dist/lib) unless given (the equivalence test gives src/lib).
+ * @param {{ uri: string, accessSecret: string, siteUrl: string, publicUrl: string, port?: number, apiLib?: string }} options
  */
-async function startFloor({ uri, accessSecret, siteUrl, publicUrl, port = 0 }) {
+async function startFloor({ uri, accessSecret, siteUrl, publicUrl, port = 0, apiLib = DIST_LIB }) {
+  // a snippet must be the API's to the byte (where the text is cut, which words are marked): the floor
+  // calls the same pure functions on the same stored text rather than keep a copy of their rules
+  const { termsOf, titleTermsOf, snippetOf } = require(path.join(apiLib, 'search-text'));
+  const { plainTextOf } = require(path.join(apiLib, 'plain-text'));
   const client = new MongoClient(uri);
   await client.connect();
   const db = client.db();
@@ -122,7 +133,12 @@ async function startFloor({ uri, accessSecret, siteUrl, publicUrl, port = 0 }) {
     return view;
   }
 
-  async function present(/** @type {any[]} */ page, /** @type {any} */ viewer, card = false) {
+  async function present(
+    /** @type {any[]} */ page,
+    /** @type {any} */ viewer,
+    card = false,
+    /** @type {unknown[] | undefined} */ snippets = undefined,
+  ) {
     if (page.length === 0) return [];
     const authorIds = [...new Map(page.map((blog) => [String(blog.author), blog.author])).values()];
     const [authors, liked] = await Promise.all([
@@ -133,7 +149,7 @@ async function startFloor({ uri, accessSecret, siteUrl, publicUrl, port = 0 }) {
     ]);
     const authorById = new Map(authors.map((author) => [String(author._id), userView(author, isAdmin(viewer))]));
     const likedIds = new Set(liked.map((like) => String(like.blog)));
-    return page.map((blog) => ({
+    return page.map((blog, index) => ({
       _id: blog._id,
       title: blog.title,
       slug: blog.slug,
@@ -162,6 +178,8 @@ async function startFloor({ uri, accessSecret, siteUrl, publicUrl, port = 0 }) {
       createdAt: blog.createdAt,
       updatedAt: blog.updatedAt,
       likedByMe: likedIds.has(String(blog._id)),
+      // a search's hits only
+      snippet: snippets?.[index],
     }));
   }
 
@@ -172,6 +190,8 @@ async function startFloor({ uri, accessSecret, siteUrl, publicUrl, port = 0 }) {
       offset: Number(query.get('offset') ?? 0),
       tag: query.get('tag'),
       card: query.get('fields') === 'card',
+      q: query.get('q'),
+      cursor: query.get('cursor'),
     };
   }
 
@@ -215,16 +235,72 @@ async function startFloor({ uri, accessSecret, siteUrl, publicUrl, port = 0 }) {
     status: isAdmin(viewer) ? { $in: ['draft', 'published'] } : 'published',
   });
 
-  // the API's nextCursor (src/lib/list-cursor.ts), for the order the floor serves: newest first
+  // the API's cursors (src/lib/list-cursor.ts), for the order the floor serves: newest first
   const cursorKey = createHmac('sha256', accessSecret).update('blog-list-cursor/v1').digest();
+  const sign = (/** @type {string} */ payload) => createHmac('sha256', cursorKey).update(payload).digest('base64url');
+  const fingerprintOf = (/** @type {object} */ filter) =>
+    createHash('sha256')
+      .update(JSON.stringify([filter, NEWEST_FIRST]))
+      .digest('base64url')
+      .slice(0, 22);
   const cursorAfter = (/** @type {object} */ filter, /** @type {any} */ blog) => {
-    const query = JSON.stringify([filter, { createdAt: -1, _id: -1 }]);
-    const fingerprint = createHash('sha256').update(query).digest('base64url').slice(0, 22);
     const payload = Buffer.from(
-      JSON.stringify([fingerprint, { d: blog.createdAt.toISOString() }, String(blog._id)]),
+      JSON.stringify([fingerprintOf(filter), { d: blog.createdAt.toISOString() }, String(blog._id)]),
     ).toString('base64url');
-    return `${payload}.${createHmac('sha256', cursorKey).update(payload).digest('base64url')}`;
+    return `${payload}.${sign(payload)}`;
   };
+  /**
+   * What a cursor of this filter's list says comes next, as a condition (createdAt is always set, so
+   * the API's branch for a missing one is not needed); undefined for a cursor the API did not sign for it.
+   */
+  const after = (/** @type {string} */ cursor, /** @type {object} */ filter) => {
+    const [payload, signature, extra] = cursor.split('.');
+    if (!payload || !signature || extra !== undefined) return undefined;
+    const expected = Buffer.from(sign(payload));
+    if (signature.length !== expected.length || !timingSafeEqual(Buffer.from(signature), expected)) return undefined;
+    const [boundTo, value, id] = JSON.parse(Buffer.from(payload, 'base64url').toString('utf8'));
+    if (boundTo !== fingerprintOf(filter) || !OBJECT_ID.test(id)) return undefined;
+    const createdAt = new Date(value.d);
+    return { $or: [{ createdAt: { $lt: createdAt } }, { createdAt, _id: { $lt: new ObjectId(id) } }] };
+  };
+
+  /**
+   * A search's page (services/blog-search.ts): blogs whose title holds every term, then the others,
+   * newest first in each. The floor reads the title tier's rows from the offset and goes on into the
+   * other tier only when they run out within the page, counting the title tier only when the offset
+   * passed it whole; the content is read for the snippets (and left out of cards).
+   */
+  async function searchPage(/** @type {object} */ query, /** @type {any} */ viewer, /** @type {any} */ asked) {
+    const { q, limit, offset, card } = asked;
+    const terms = termsOf(q);
+    const all = { searchTerms: { $all: terms } };
+    const inTitle = { searchTerms: { $all: titleTermsOf(terms) } };
+    const projection = card ? { ...CARD_FIELDS, content: 1 } : BLOG_FIELDS;
+    const read = (/** @type {object} */ tier, /** @type {number} */ skip, /** @type {number} */ count) =>
+      blogs
+        .find({ ...query, ...tier }, { projection })
+        .sort(NEWEST_FIRST)
+        .skip(skip)
+        .limit(count)
+        .toArray();
+    const [total, titled] = await Promise.all([
+      blogs.countDocuments({ ...query, ...all }),
+      read(inTitle, offset, limit),
+    ]);
+    let page = titled;
+    if (titled.length < limit && total > offset + titled.length) {
+      const titleTier =
+        titled.length > 0 || offset === 0
+          ? offset + titled.length
+          : await blogs.countDocuments({ ...query, ...inTitle });
+      const rest = await read({ ...all, $nor: [inTitle] }, Math.max(0, offset - titleTier), limit - titled.length);
+      page = titled.concat(rest);
+    }
+    const matching = new Set(terms);
+    const snippets = page.map((blog) => snippetOf(blog.title, plainTextOf(blog.content), matching));
+    // relevance has no keyset: no next cursor
+    return { limit, offset, total, blogs: await present(page, viewer, card, snippets), nextCursor: null };
+  }
 
   async function route(/** @type {http.IncomingMessage} */ req) {
     const url = new URL(req.url ?? '/', 'http://floor');
@@ -233,16 +309,21 @@ async function startFloor({ uri, accessSecret, siteUrl, publicUrl, port = 0 }) {
     if (!viewer) return [401, { code: 'AuthenticationError', message: 'Access token is invalid or expired' }];
     if (url.pathname === '/api/v1/users/current') return [200, { user: userView(viewer) }];
     if (url.pathname === '/api/v1/blogs' || url.pathname === '/api/v1/blogs/') {
-      const { limit, offset, tag, card } = pageOf(url.searchParams);
-      const filter = listFilter(viewer, tag);
+      const asked = pageOf(url.searchParams);
+      const { limit, offset, card, cursor } = asked;
+      const filter = listFilter(viewer, asked.tag);
       // admins see every status: the floor's query needs no condition on it (the cursor names the API's)
       const { status: _status, ...anyStatus } = filter;
       const query = isAdmin(viewer) ? anyStatus : filter;
+      if (asked.q) return [200, await searchPage(query, viewer, asked)];
+      const next = cursor ? after(cursor, filter) : undefined;
+      // the API's answer is a 400 with details the benchmark never asks for: the floor only refuses
+      if (cursor && !next) return [400, { code: 'ValidationError', message: 'Invalid cursor' }];
       const [total, page] = await Promise.all([
         blogs.countDocuments(query),
         blogs
-          .find(query, { projection: card ? CARD_FIELDS : BLOG_FIELDS })
-          .sort({ createdAt: -1, _id: -1 })
+          .find(next ? { ...query, ...next } : query, { projection: card ? CARD_FIELDS : BLOG_FIELDS })
+          .sort(NEWEST_FIRST)
           .skip(offset)
           .limit(limit + 1)
           .toArray(),

@@ -4,6 +4,7 @@
  * answers every read the benchmark measures exactly as the API does, feed included, here on a small
  * database of its own.
  */
+import path from 'node:path';
 import mongoose from 'mongoose';
 import request from 'supertest';
 import { createBlog } from './helpers/blogs';
@@ -26,6 +27,7 @@ const { startFloor } = require('../bench/floor-server') as {
     accessSecret: string;
     siteUrl: string;
     publicUrl: string;
+    apiLib?: string;
   }): Promise<{ url: string; stop(): Promise<void> }>;
 };
 /* eslint-enable @typescript-eslint/no-require-imports */
@@ -76,11 +78,26 @@ describe('the floor answers like the API', () => {
   const reader = ctx.signedInUser();
   const blogs = ctx.fixture(async () => {
     await ctx.api.as(admin).put('/users/current').send({ first_name: 'Ada' }).expect(200);
+    // searched for "chips": the first and third in their titles (one a draft), the others in their text
     const made = [
-      await createBlog(ctx.app, admin, { status: 'published', tags: ['design'], title: 'Fish & <chips>' }),
-      await createBlog(ctx.app, admin, { status: 'published', tags: ['design', 'news'] }),
-      await createBlog(ctx.app, admin, { status: 'draft' }),
-      await createBlog(ctx.app, admin, { status: 'published', tags: ['news'], excerpt: 'Its own ]]> excerpt' }),
+      await createBlog(ctx.app, admin, {
+        status: 'published',
+        tags: ['design'],
+        title: 'Fish & <chips>',
+        content: `<p>${'A long lead of filler words. '.repeat(8)}Fried <em>chips</em>, and chips again; ${'then more filler. '.repeat(12)}</p>`,
+      }),
+      await createBlog(ctx.app, admin, {
+        status: 'published',
+        tags: ['design', 'news'],
+        content: '<p>Salt on the chips.</p>',
+      }),
+      await createBlog(ctx.app, admin, { status: 'draft', title: 'Chips, a draft' }),
+      await createBlog(ctx.app, admin, {
+        status: 'published',
+        tags: ['news'],
+        excerpt: 'Its own ]]> excerpt',
+        content: '<h2>Café</h2><p>The café sells a <strong>chip</strong> or two.</p>',
+      }),
     ];
     await ctx.api.as(reader).post(`/likes/blog/${made[1]._id}`).expect(200);
     return made;
@@ -91,6 +108,7 @@ describe('the floor answers like the API', () => {
       accessSecret: ctx.config.jwt.accessSecret,
       siteUrl: SITE_URL,
       publicUrl: ctx.config.publicUrl,
+      apiLib: path.join(__dirname, '..', 'src', 'lib'),
     });
   });
 
@@ -104,6 +122,17 @@ describe('the floor answers like the API', () => {
       { status: theirs.status, text: await theirs.text() },
     ];
   };
+  /** The API's answer to a reader and to an admin (drafts, emails), each equal to the floor's; the API's answers. */
+  const alikeForBoth = async (path: string | ((user: SignedInUser) => Promise<string>)) => {
+    const ours = [];
+    for (const user of [reader, admin]) {
+      const [answer, floorAnswer] = await answers(typeof path === 'string' ? path : await path(user), user);
+      expect(answer.status).toBeLessThan(500);
+      expect(compareAnswers(answer, floorAnswer)).toEqual([]);
+      ours.push(JSON.parse(answer.text));
+    }
+    return ours;
+  };
 
   // the benchmark's read scenarios (bench/run.js), as a reader and as an admin (drafts, emails)
   it.each([
@@ -116,11 +145,33 @@ describe('the floor answers like the API', () => {
     ['the current user', '/users/current'],
     ['an unknown slug', '/blogs/no-such-blog'],
   ])('%s', async (_name, path) => {
-    for (const user of [reader, admin]) {
-      const [ours, theirs] = await answers(path, user);
-      expect(ours.status).toBeLessThan(500);
-      expect(compareAnswers(ours, theirs)).toEqual([]);
+    await alikeForBoth(path);
+  });
+
+  // a search (relevance: the title tier, then the others), the floor's snippets made by the same helpers
+  // (from src/lib here, from the measured build in the benchmark); pages that start in either tier or cross
+  it.each([
+    ['a search', '/blogs?q=chips&limit=20'],
+    ['a search, in its second tier', '/blogs?q=chips&limit=1&offset=2'],
+    ['a search, across its tiers, of cards', '/blogs?q=chips&limit=2&fields=card'],
+    ['a search with accents folded and a tag', '/blogs?q=CAF%C3%89&limit=20&tag=news'],
+  ])('%s', async (_name, path) => {
+    for (const answer of await alikeForBoth(path)) {
+      expect(answer.blogs.length).toBeGreaterThan(0);
+      for (const blog of answer.blogs) expect(blog.snippet.matches.length).toBeGreaterThan(0);
     }
+  });
+
+  // a second page asked with the first's nextCursor: the floor checks it and answers the next page's
+  it.each([
+    ['the page after a cursor', 'limit=1'],
+    ['the card page of a tag after a cursor', 'limit=1&tag=design&fields=card'],
+  ])('%s', async (_name, query) => {
+    const afterFirstPage = async (user: SignedInUser) => {
+      const first = await ctx.api.as(user).get(`/blogs?${query}`).expect(200);
+      return `/blogs?${query}&cursor=${first.body.nextCursor}`;
+    };
+    for (const answer of await alikeForBoth(afterFirstPage)) expect(answer.blogs).toHaveLength(1);
   });
 
   it('a slug, with one view more', async () => {
