@@ -3,15 +3,18 @@
  * The floor: the least the API's read routes need, with nothing between node:http and the official
  * mongodb driver. Same checks (the JWT verifies, its session is live, its user exists and is not being
  * deleted), same queries (session ‖ user; count ‖ page; authors ‖ likes; findOneAndUpdate for a view),
- * same JSON (and the same Atom feed, through the same library). No framework, no middleware, no logging, no validation beyond what the answer depends on.
- * The benchmark proves its answers equal the API's before it measures either (bench/lib/equivalence.js).
+ * same JSON (and the same Atom feed, through the same library). No framework, no middleware, no logging,
+ * no validation beyond what the answer depends on. The benchmark proves its answers equal the API's
+ * before it measures either (bench/lib/equivalence.js).
  *
  *   MONGODB_URI=... JWT_ACCESS_SECRET=... SITE_URL=... PUBLIC_URL=<the API's> PORT=0 node bench/floor-server.js
- * Prints "floor listening on <port>" when ready.
+ * Prints "floor listening on <port>" when ready. `startFloor()` runs it in the caller's process
+ * (tests/bench-equivalence.test.ts).
  */
 'use strict';
-const { createHash, createHmac, createSecretKey } = require('node:crypto');
+const { createHash, createHmac, createSecretKey, timingSafeEqual } = require('node:crypto');
 const http = require('node:http');
+const path = require('node:path');
 const { Feed } = require('feed');
 const jwt = require('jsonwebtoken');
 const { MongoClient, ObjectId } = require('mongodb');
@@ -35,6 +38,8 @@ const BLOG_FIELDS = {
   createdAt: 1,
   updatedAt: 1,
 };
+/** `fields=card`: the same without `content`. */
+const { content: _content, ...CARD_FIELDS } = BLOG_FIELDS;
 const USER_FIELDS = {
   username: 1,
   email: 1,
@@ -58,13 +63,28 @@ const FEED_FIELDS = {
   updatedAt: 1,
 };
 const FEED_ENTRIES = 50;
+const DIST_LIB = path.join(__dirname, '..', 'dist', 'lib');
 const escapeText = (/** @type {string} */ text) =>
   text.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;');
 const nameOf = (/** @type {any} */ author) =>
   [author?.firstName, author?.lastName].filter(Boolean).join(' ') || author?.username || 'Unknown author';
 
-async function main() {
-  const client = new MongoClient(/** @type {string} */ (process.env.MONGODB_URI));
+/** The newest first, as the lists and a search's tiers are ordered. */
+const NEWEST_FIRST = /** @type {const} */ ({ createdAt: -1, _id: -1 });
+
+/**
+ * Connects to `uri` and listens on `port` (0: any) of 127.0.0.1; resolves to the server's base URL and
+ * how to stop it. `siteUrl` and `publicUrl` are the API's SITE_URL and PUBLIC_URL (the feed's links).
+ * `apiLib` is where the API's pure helpers are required from for a search's terms and snippets: the
+ * build the benchmark measures (dist/lib) unless given (the equivalence test gives src/lib).
+ * @param {{ uri: string, accessSecret: string, siteUrl: string, publicUrl: string, port?: number, apiLib?: string }} options
+ */
+async function startFloor({ uri, accessSecret, siteUrl, publicUrl, port = 0, apiLib = DIST_LIB }) {
+  // a snippet must be the API's to the byte (where the text is cut, which words are marked): the floor
+  // calls the same pure functions on the same stored text rather than keep a copy of their rules
+  const { termsOf, titleTermsOf, snippetOf } = require(path.join(apiLib, 'search-text'));
+  const { plainTextOf } = require(path.join(apiLib, 'plain-text'));
+  const client = new MongoClient(uri);
   await client.connect();
   const db = client.db();
   const sessions = db.collection('sessions');
@@ -72,7 +92,7 @@ async function main() {
   const blogs = db.collection('blogs');
   const likes = db.collection('likes');
   // a key object made once: given a string, jsonwebtoken would first try it as a PEM key on every call
-  const secret = createSecretKey(Buffer.from(/** @type {string} */ (process.env.JWT_ACCESS_SECRET)));
+  const secret = createSecretKey(Buffer.from(accessSecret));
 
   /** The signed-in user, or undefined (401). */
   async function authenticate(/** @type {http.IncomingMessage} */ req) {
@@ -113,7 +133,12 @@ async function main() {
     return view;
   }
 
-  async function present(/** @type {any[]} */ page, /** @type {any} */ viewer) {
+  async function present(
+    /** @type {any[]} */ page,
+    /** @type {any} */ viewer,
+    card = false,
+    /** @type {unknown[] | undefined} */ snippets = undefined,
+  ) {
     if (page.length === 0) return [];
     const authorIds = [...new Map(page.map((blog) => [String(blog.author), blog.author])).values()];
     const [authors, liked] = await Promise.all([
@@ -124,11 +149,12 @@ async function main() {
     ]);
     const authorById = new Map(authors.map((author) => [String(author._id), userView(author, isAdmin(viewer))]));
     const likedIds = new Set(liked.map((like) => String(like.blog)));
-    return page.map((blog) => ({
+    return page.map((blog, index) => ({
       _id: blog._id,
       title: blog.title,
       slug: blog.slug,
-      content: blog.content,
+      // a card leaves the key out; JSON.stringify drops a key whose value is undefined, in its place
+      content: card ? undefined : blog.content,
       excerpt: blog.excerpt,
       readingTime: blog.readingTime,
       tags: blog.tags ?? [],
@@ -152,18 +178,26 @@ async function main() {
       createdAt: blog.createdAt,
       updatedAt: blog.updatedAt,
       likedByMe: likedIds.has(String(blog._id)),
+      // a search's hits only
+      snippet: snippets?.[index],
     }));
   }
 
-  /** Only what the benchmark's requests send; anything else in the query string is ignored. */
+  /** Only what the benchmark's requests send (a tag already normalised); anything else is ignored. */
   function pageOf(/** @type {URLSearchParams} */ query) {
-    return { limit: Number(query.get('limit') ?? 20), offset: Number(query.get('offset') ?? 0) };
+    return {
+      limit: Number(query.get('limit') ?? 20),
+      offset: Number(query.get('offset') ?? 0),
+      tag: query.get('tag'),
+      card: query.get('fields') === 'card',
+      q: query.get('q'),
+      cursor: query.get('cursor'),
+    };
   }
 
   /** The Atom feed as the API renders it (with the same library): SITE_URL's links, PUBLIC_URL's self link. */
   async function atomFeed() {
-    const siteUrl = /** @type {string} */ (process.env.SITE_URL);
-    const self = `${process.env.PUBLIC_URL}/feed.xml`;
+    const self = `${publicUrl}/feed.xml`;
     const host = new URL(siteUrl).host;
     const posts = await blogs
       .find({ status: 'published' }, { projection: FEED_FIELDS })
@@ -192,19 +226,81 @@ async function main() {
     return feed.atom1();
   }
 
-  // the API's nextCursor (src/lib/list-cursor.ts), for the one query the floor serves: newest first
-  const cursorKey = createHmac('sha256', /** @type {string} */ (process.env.JWT_ACCESS_SECRET))
-    .update('blog-list-cursor/v1')
-    .digest();
-  const cursorAfter = (/** @type {boolean} */ admin, /** @type {any} */ blog) => {
-    const status = admin ? { $in: ['draft', 'published'] } : 'published';
-    const query = JSON.stringify([{ status }, { createdAt: -1, _id: -1 }]);
-    const fingerprint = createHash('sha256').update(query).digest('base64url').slice(0, 22);
+  /**
+   * A list's filter as the API builds it (services/blog-list-query.ts), key order included, since its
+   * cursors are bound to it: the tag, then the statuses the viewer may see.
+   */
+  const listFilter = (/** @type {any} */ viewer, /** @type {string | null} */ tag) => ({
+    ...(tag ? { tags: tag } : {}),
+    status: isAdmin(viewer) ? { $in: ['draft', 'published'] } : 'published',
+  });
+
+  // the API's cursors (src/lib/list-cursor.ts), for the order the floor serves: newest first
+  const cursorKey = createHmac('sha256', accessSecret).update('blog-list-cursor/v1').digest();
+  const sign = (/** @type {string} */ payload) => createHmac('sha256', cursorKey).update(payload).digest('base64url');
+  const fingerprintOf = (/** @type {object} */ filter) =>
+    createHash('sha256')
+      .update(JSON.stringify([filter, NEWEST_FIRST]))
+      .digest('base64url')
+      .slice(0, 22);
+  const cursorAfter = (/** @type {object} */ filter, /** @type {any} */ blog) => {
     const payload = Buffer.from(
-      JSON.stringify([fingerprint, { d: blog.createdAt.toISOString() }, String(blog._id)]),
+      JSON.stringify([fingerprintOf(filter), { d: blog.createdAt.toISOString() }, String(blog._id)]),
     ).toString('base64url');
-    return `${payload}.${createHmac('sha256', cursorKey).update(payload).digest('base64url')}`;
+    return `${payload}.${sign(payload)}`;
   };
+  /**
+   * What a cursor of this filter's list says comes next, as a condition (createdAt is always set, so
+   * the API's branch for a missing one is not needed); undefined for a cursor the API did not sign for it.
+   */
+  const after = (/** @type {string} */ cursor, /** @type {object} */ filter) => {
+    const [payload, signature, extra] = cursor.split('.');
+    if (!payload || !signature || extra !== undefined) return undefined;
+    const expected = Buffer.from(sign(payload));
+    if (signature.length !== expected.length || !timingSafeEqual(Buffer.from(signature), expected)) return undefined;
+    const [boundTo, value, id] = JSON.parse(Buffer.from(payload, 'base64url').toString('utf8'));
+    if (boundTo !== fingerprintOf(filter) || !OBJECT_ID.test(id)) return undefined;
+    const createdAt = new Date(value.d);
+    return { $or: [{ createdAt: { $lt: createdAt } }, { createdAt, _id: { $lt: new ObjectId(id) } }] };
+  };
+
+  /**
+   * A search's page (services/blog-search.ts): blogs whose title holds every term, then the others,
+   * newest first in each. The floor reads the title tier's rows from the offset and goes on into the
+   * other tier only when they run out within the page, counting the title tier only when the offset
+   * passed it whole; the content is read for the snippets (and left out of cards).
+   */
+  async function searchPage(/** @type {object} */ query, /** @type {any} */ viewer, /** @type {any} */ asked) {
+    const { q, limit, offset, card } = asked;
+    const terms = termsOf(q);
+    const all = { searchTerms: { $all: terms } };
+    const inTitle = { searchTerms: { $all: titleTermsOf(terms) } };
+    const projection = card ? { ...CARD_FIELDS, content: 1 } : BLOG_FIELDS;
+    const read = (/** @type {object} */ tier, /** @type {number} */ skip, /** @type {number} */ count) =>
+      blogs
+        .find({ ...query, ...tier }, { projection })
+        .sort(NEWEST_FIRST)
+        .skip(skip)
+        .limit(count)
+        .toArray();
+    const [total, titled] = await Promise.all([
+      blogs.countDocuments({ ...query, ...all }),
+      read(inTitle, offset, limit),
+    ]);
+    let page = titled;
+    if (titled.length < limit && total > offset + titled.length) {
+      const titleTier =
+        titled.length > 0 || offset === 0
+          ? offset + titled.length
+          : await blogs.countDocuments({ ...query, ...inTitle });
+      const rest = await read({ ...all, $nor: [inTitle] }, Math.max(0, offset - titleTier), limit - titled.length);
+      page = titled.concat(rest);
+    }
+    const matching = new Set(terms);
+    const snippets = page.map((blog) => snippetOf(blog.title, plainTextOf(blog.content), matching));
+    // relevance has no keyset: no next cursor
+    return { limit, offset, total, blogs: await present(page, viewer, card, snippets), nextCursor: null };
+  }
 
   async function route(/** @type {http.IncomingMessage} */ req) {
     const url = new URL(req.url ?? '/', 'http://floor');
@@ -213,21 +309,29 @@ async function main() {
     if (!viewer) return [401, { code: 'AuthenticationError', message: 'Access token is invalid or expired' }];
     if (url.pathname === '/api/v1/users/current') return [200, { user: userView(viewer) }];
     if (url.pathname === '/api/v1/blogs' || url.pathname === '/api/v1/blogs/') {
-      const { limit, offset } = pageOf(url.searchParams);
-      const filter = isAdmin(viewer) ? {} : { status: 'published' };
+      const asked = pageOf(url.searchParams);
+      const { limit, offset, card, cursor } = asked;
+      const filter = listFilter(viewer, asked.tag);
+      // admins see every status: the floor's query needs no condition on it (the cursor names the API's)
+      const { status: _status, ...anyStatus } = filter;
+      const query = isAdmin(viewer) ? anyStatus : filter;
+      if (asked.q) return [200, await searchPage(query, viewer, asked)];
+      const next = cursor ? after(cursor, filter) : undefined;
+      // the API's answer is a 400 with details the benchmark never asks for: the floor only refuses
+      if (cursor && !next) return [400, { code: 'ValidationError', message: 'Invalid cursor' }];
       const [total, page] = await Promise.all([
-        blogs.countDocuments(filter),
+        blogs.countDocuments(query),
         blogs
-          .find(filter, { projection: BLOG_FIELDS })
-          .sort({ createdAt: -1, _id: -1 })
+          .find(next ? { ...query, ...next } : query, { projection: card ? CARD_FIELDS : BLOG_FIELDS })
+          .sort(NEWEST_FIRST)
           .skip(offset)
           .limit(limit + 1)
           .toArray(),
       ]);
       const shown = page.slice(0, limit);
       const last = page.length > limit ? shown[shown.length - 1] : undefined;
-      const nextCursor = last ? cursorAfter(isAdmin(viewer), last) : null;
-      return [200, { limit, offset, total, blogs: await present(shown, viewer), nextCursor }];
+      const nextCursor = last ? cursorAfter(filter, last) : null;
+      return [200, { limit, offset, total, blogs: await present(shown, viewer, card), nextCursor }];
     }
     const slug = /^\/api\/v1\/blogs\/([^/]+)$/.exec(url.pathname)?.[1];
     if (slug) {
@@ -263,16 +367,35 @@ async function main() {
     );
   });
   server.keepAliveTimeout = 60_000;
-  server.listen(Number(process.env.PORT ?? 0), '127.0.0.1', () => {
-    const address = /** @type {import('node:net').AddressInfo} */ (server.address());
-    process.stdout.write(`floor listening on ${address.port}\n`);
+  await new Promise((resolve) => server.listen(port, '127.0.0.1', () => resolve(undefined)));
+  const address = /** @type {import('node:net').AddressInfo} */ (server.address());
+  const stop = async () => {
+    server.closeAllConnections();
+    await new Promise((resolve) => server.close(() => resolve(undefined)));
+    await client.close();
+  };
+  return { url: `http://127.0.0.1:${address.port}`, port: address.port, stop };
+}
+
+async function main() {
+  const floor = await startFloor({
+    uri: /** @type {string} */ (process.env.MONGODB_URI),
+    accessSecret: /** @type {string} */ (process.env.JWT_ACCESS_SECRET),
+    siteUrl: /** @type {string} */ (process.env.SITE_URL),
+    publicUrl: /** @type {string} */ (process.env.PUBLIC_URL),
+    port: Number(process.env.PORT ?? 0),
   });
-  const stop = () => server.close(() => client.close().then(() => process.exit(0)));
+  process.stdout.write(`floor listening on ${floor.port}\n`);
+  const stop = () => floor.stop().then(() => process.exit(0));
   process.on('SIGTERM', stop);
   process.on('SIGINT', stop);
 }
 
-main().catch((error) => {
-  process.stderr.write(`floor: ${error instanceof Error ? error.stack : String(error)}\n`);
-  process.exit(1);
-});
+module.exports = { startFloor };
+
+if (require.main === module) {
+  main().catch((error) => {
+    process.stderr.write(`floor: ${error instanceof Error ? error.stack : String(error)}\n`);
+    process.exit(1);
+  });
+}

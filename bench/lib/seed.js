@@ -7,6 +7,8 @@
  */
 'use strict';
 const { ObjectId } = require('mongodb');
+const { eng: ENGLISH_STOP_WORDS } = require('stopword');
+const stem = require('wink-porter2-stemmer');
 
 const USERS = 200;
 const ADMINS = 10;
@@ -56,20 +58,54 @@ function blogContent(random) {
 
 const TAGS = ['news', 'javascript', 'databases', 'design', 'devops', 'security', 'testing', 'career'];
 
-/**
- * The card fields the API stores with every blog it writes (src/lib/plain-text.ts): the text without
- * tags (this HTML has no entities), its first 200 characters cut at a word, and minutes at 200 words.
- */
-function cardOf(html) {
-  const text = html
+/** The HTML's text as src/lib/plain-text.ts makes it: without tags (this HTML has no entities). */
+const plainTextOf = (html) =>
+  html
     .replace(/<(\/?)(p|li|ul|h2)>/g, ' ')
     .replace(/<[^>]*>/g, '')
     .replace(/\s+/g, ' ')
     .trim();
+
+/**
+ * The card fields the API stores with every blog it writes (src/lib/plain-text.ts): the text's first
+ * 200 characters cut at a word, and minutes at 200 words.
+ */
+function cardOf(text) {
   const words = text.split(' ').length;
   const cut = text.slice(0, 201);
   const excerpt = text.length <= 200 ? text : `${cut.slice(0, cut.lastIndexOf(' ')).replace(/[\s.,;:!?-]+$/, '')}…`;
   return { excerpt, readingTime: Math.max(1, Math.ceil(words / 200)) };
+}
+
+/**
+ * The search terms the API stores with every blog (src/lib/search-text.ts, with the same stop words and
+ * stemmer): the distinct terms of title and text, then the title's again marked `t:`. Each word's term
+ * is worked out once per run: the seed's text has a few dozen distinct words, repeated millions of times.
+ */
+const WORD = /[\p{L}\p{N}][\p{L}\p{N}\p{M}]*/gu;
+const STOP_WORDS = new Set(ENGLISH_STOP_WORDS);
+const termOfWord = new Map();
+function termOf(word) {
+  if (!termOfWord.has(word)) {
+    const folded = word
+      .normalize('NFD')
+      .replace(/\p{M}+/gu, '')
+      .toLowerCase();
+    termOfWord.set(word, folded.length > 40 || STOP_WORDS.has(folded) ? undefined : stem(folded));
+  }
+  return termOfWord.get(word);
+}
+function termsOf(text) {
+  const terms = new Set();
+  for (const [word] of text.matchAll(WORD)) {
+    const term = termOf(word);
+    if (term) terms.add(term);
+  }
+  return [...terms];
+}
+function searchTermsOf(title, text) {
+  const titleTerms = termsOf(title);
+  return [...new Set([...titleTerms, ...termsOf(text)]), ...titleTerms.map((term) => `t:${term}`)];
 }
 
 /** The users; returns their ids (index = user number). */
@@ -132,13 +168,17 @@ async function seedBlogs(db, userIds, from, to) {
         });
       }
       const content = blogContent(random);
+      const title = `Bench post ${n}: ${sentence(random, 4)}`;
+      const text = plainTextOf(content);
       blogs.push({
         _id,
-        title: `Bench post ${n}: ${sentence(random, 4)}`,
+        title,
         slug,
         content,
-        ...cardOf(content),
+        ...cardOf(text),
         customExcerpt: false,
+        // without them the API's start-up backfill would rewrite every blog while the scenarios run
+        searchTerms: searchTermsOf(title, text),
         // one or two of a few tags, as a blog's would be
         tags: [...new Set([TAGS[n % TAGS.length], TAGS[(n * 3) % TAGS.length]])],
         banner: {
