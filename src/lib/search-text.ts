@@ -57,12 +57,34 @@ interface Word {
   matched: boolean;
 }
 
-const wordsOf = (text: string, terms: ReadonlySet<string>): Word[] =>
-  [...text.matchAll(WORD)].map((match) => ({
-    start: match.index,
-    end: match.index + match[0].length,
-    matched: terms.has(termOf(match[0]) ?? ''),
-  }));
+/** Whether a word's term is one of the query's: each distinct word is stemmed once per snippet. */
+function matcherOf(terms: ReadonlySet<string>): (word: string) => boolean {
+  const known = new Map<string, boolean>();
+  return (word) => {
+    let matched = known.get(word);
+    if (matched === undefined) {
+      matched = terms.has(termOf(word) ?? '');
+      known.set(word, matched);
+    }
+    return matched;
+  };
+}
+
+/**
+ * The words of a text as far as a snippet can reach: up to SNIPPET_LENGTH characters past the first
+ * matched word (the snippet starts at most SNIPPET_LEAD before it), or all of them when none matched.
+ */
+function wordsOf(text: string, matches: (word: string) => boolean): Word[] {
+  const words: Word[] = [];
+  let reach = Infinity;
+  for (const match of text.matchAll(WORD)) {
+    if (match.index >= reach) break;
+    const matched = matches(match[0]);
+    words.push({ start: match.index, end: match.index + match[0].length, matched });
+    if (matched && reach === Infinity) reach = match.index + SNIPPET_LENGTH;
+  }
+  return words;
+}
 
 /**
  * The snippet of a hit for a query's terms: about SNIPPET_LENGTH characters of the text from a little
@@ -70,8 +92,9 @@ const wordsOf = (text: string, terms: ReadonlySet<string>): Word[] =>
  * (UTF-16, as String.slice counts) of each matched word in it. When only the title matched, the title.
  */
 export function snippetOf(title: string, text: string, terms: ReadonlySet<string>): SnippetView {
-  const words = wordsOf(text, terms);
-  if (!words.some((word) => word.matched)) return cut(title, wordsOf(title, terms));
+  const matches = matcherOf(terms);
+  const words = wordsOf(text, matches);
+  if (!words.some((word) => word.matched)) return cut(title, wordsOf(title, matches));
   return cut(text, words);
 }
 
