@@ -72,6 +72,11 @@ describe('finding posts by their words', () => {
     expect(idsOf(await search('quantum kitten', reader, { limit: '2', offset: '1' }))).toEqual(expected.slice(1, 3));
     const last = await search('quantum kitten', reader, { limit: '5', offset: '3' });
     expect([last.total, idsOf(last)]).toEqual([4, expected.slice(3)]);
+    // without the total, the same pages
+    const uncounted = await search('quantum kitten', reader, { limit: '2', offset: '1', count: 'false' });
+    expect([uncounted.total, idsOf(uncounted)]).toEqual([null, expected.slice(1, 3)]);
+    const lastUncounted = await search('quantum kitten', reader, { limit: '5', offset: '3', count: 'false' });
+    expect([lastUncounted.total, idsOf(lastUncounted)]).toEqual([null, expected.slice(3)]);
   });
 
   it('gives each hit a plain-text snippet around the first match, with offsets on the matched words', async () => {

@@ -40,25 +40,6 @@ export function blogSearchOf(query: string): BlogSearch | undefined {
 /** Whether a query has a word to search for (the validators' check). */
 export const isSearchable = (query: string) => termsOf(query).length > 0;
 
-/** Which rows of each tier a page of `limit` from `offset` takes, given how many each tier holds. */
-export function tierWindows(counts: readonly number[], offset: number, limit: number) {
-  const windows: { tier: number; skip: number; limit: number }[] = [];
-  let skip = offset;
-  let remaining = limit;
-  counts.forEach((count, tier) => {
-    if (remaining <= 0) return;
-    if (skip >= count) {
-      skip -= count;
-      return;
-    }
-    const take = Math.min(remaining, count - skip);
-    windows.push({ tier, skip, limit: take });
-    remaining -= take;
-    skip = 0;
-  });
-  return windows;
-}
-
 /** A hit's snippet from its stored title and content. */
 export function blogSnippet(blog: Record<string, unknown>, search: BlogSearch): SnippetView {
   return snippetOf(String(blog.title ?? ''), plainTextOf(String(blog.content ?? '')), new Set(search.terms));

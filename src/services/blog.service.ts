@@ -32,7 +32,7 @@ import { slugBaseFromTitle } from './blog-content';
 import { discardBanner as discardStoredBanner, type BannerStorage } from './storage';
 import type { AccountService } from './account.service';
 import { authorView, canReadDrafts, visibleTo, type Viewer } from './viewer';
-import { blogSearchOf, blogSnippet, tierWindows, type BlogSearch } from './blog-search';
+import { blogSearchOf, blogSnippet, type BlogSearch } from './blog-search';
 import { buildBlogListQuery, sortValueOf, withKeyset, type BlogFilter, type BlogListFilters } from './blog-list-query';
 
 import type { BlogCardView, BlogFields, BlogView, SnippetView, TagCountView } from '../schemas/blog';
@@ -224,8 +224,9 @@ export function createBlogService({ storage, cursors, logger, accounts, events =
   }
 
   /**
-   * A search's page: the total and the first tier's count, then the page read from one tier or across
-   * both (services/blog-search.ts). The content is read for the snippets, and left out of cards.
+   * A search's page: the title tier read from the offset beside the total, the other tier only when the
+   * page reaches past the first (services/blog-search.ts). The content is read for the snippets, and
+   * left out of cards.
    */
   async function searchBlogs(
     viewer: Viewer,
@@ -235,27 +236,31 @@ export function createBlogService({ storage, cursors, logger, accounts, events =
   ): Promise<BlogPage> {
     if (page.cursor !== undefined)
       throw RequestValidationError.forField('cursor', 'A search pages by cursor only with a sort: add sort=', 'query');
-    const [total, inTitle] = await Promise.all([
-      BlogModel.countDocuments({ ...filter, ...search.filter }),
-      BlogModel.countDocuments({ ...filter, ...search.tiers[0] }),
-    ]);
     const fields = page.card ? `${BLOG_CARD_FIELDS} content` : BLOG_VIEW_FIELDS;
-    const windows = tierWindows([inTitle, total - inTitle], page.offset, page.limit);
-    const tiers = await Promise.all(
-      windows.map((window) =>
-        leanDecodedOnce(
-          BlogModel.find({ ...filter, ...search.tiers[window.tier] }, fields)
-            .sort(search.sort)
-            .skip(window.skip)
-            .limit(window.limit),
-        ),
-      ),
-    );
-    const blogs = tiers.flat();
+    const read = (tier: 0 | 1, skip: number, limit: number) =>
+      leanDecodedOnce(
+        BlogModel.find({ ...filter, ...search.tiers[tier] }, fields)
+          .sort(search.sort)
+          .skip(skip)
+          .limit(limit),
+      );
+    const [total, titled] = await Promise.all([
+      page.count === false ? null : BlogModel.countDocuments({ ...filter, ...search.filter }),
+      read(0, page.offset, page.limit),
+    ]);
+    let blogs = titled;
+    if (titled.length < page.limit && (total === null || total > page.offset + titled.length)) {
+      // where the second tier starts: known from the first's rows, unless the offset passed the whole first tier
+      const titleTier =
+        titled.length > 0 || page.offset === 0
+          ? page.offset + titled.length
+          : await BlogModel.countDocuments({ ...filter, ...search.tiers[0] });
+      blogs = titled.concat(await read(1, Math.max(0, page.offset - titleTier), page.limit - titled.length));
+    }
     const snippets = blogs.map((blog) => blogSnippet(blog, search));
     const shown = await present(blogs, viewer, page.card ?? false, snippets);
     // relevance has no keyset: its pages go by offset
-    return { total: page.count === false ? null : total, blogs: shown, nextCursor: null };
+    return { total, blogs: shown, nextCursor: null };
   }
 
   /** Tags with how many blogs the viewer may see carry each, most used first (then by name, so pages are stable). */
