@@ -11,7 +11,14 @@ import { PERMANENT_QUERY } from '../schemas/trash';
 import { sanitizeBlogContent } from '../services/blog-content';
 import { isSearchable } from '../services/blog-search';
 import { inspectBannerImage, InvalidImageError } from '../services/banner-image';
-import { jsonContentType, jsonObjectBody, objectIdParam, pagination } from './common.validators';
+import {
+  jsonContentType,
+  jsonObjectBody,
+  objectIdParam,
+  optionalQuery,
+  PAGE_RULES,
+  pagination,
+} from './common.validators';
 import { onlyFields } from './unknown-fields';
 
 /**
@@ -81,19 +88,17 @@ export function updateBlogValidators(options: { contentMaxLength: number }) {
  * A list's page, filters, search, order, cursor and shape of blog (src/schemas/blog.ts BLOG_LIST_QUERY).
  * A search must keep a word once stop words and punctuation are dropped, or it would match everything.
  */
-const blogListQuery = checkSchema<'searchable'>(
-  {
-    ...Object.fromEntries(Object.entries(BLOG_LIST_QUERY).map(([name, field]) => [name, field.rules])),
-    q: {
-      ...BLOG_LIST_QUERY.q.rules,
-      searchable: { custom: isSearchable, errorMessage: 'Search must hold a word that is not a stop word' },
-    },
+const blogListQuery = optionalQuery({
+  ...PAGE_RULES,
+  ...Object.fromEntries(Object.entries(BLOG_LIST_QUERY).map(([name, field]) => [name, field.rules])),
+  q: {
+    ...BLOG_LIST_QUERY.q.rules,
+    custom: { options: isSearchable, errorMessage: 'Search must hold a word that is not a stop word' },
   },
-  ['query'],
-);
+});
 
-export const listBlogsValidators = [...pagination, ...blogListQuery];
-export const listBlogsOfUserValidators = [objectIdParam('userId', 'User id'), ...pagination, ...blogListQuery];
+export const listBlogsValidators = blogListQuery;
+export const listBlogsOfUserValidators = [objectIdParam('userId', 'User id'), ...blogListQuery];
 export const listTagsValidators = pagination;
 export const blogSlugValidators = [
   param('slug').isLength({ min: 1, max: 200 }).withMessage('Slug must be 1 to 200 characters'),
