@@ -2,11 +2,15 @@
  * The request a piece of code is running for, without passing it down every call:
  * the request logger opens a context per request, and every log line written inside it
  * (controllers, services, the rate limiter's store errors, the error handler) carries its id.
+ * The context also holds the request's read deadline (models/read-deadline.ts), made by its first read.
  */
 import { AsyncLocalStorage } from 'node:async_hooks';
+import { setMaxListeners } from 'node:events';
 
 export interface RequestContext {
   requestId: string;
+  /** The signal that ends the request's reads, and its timer; made by the first read that asks. */
+  readDeadline?: { signal: AbortSignal; timer: NodeJS.Timeout };
 }
 
 const storage = new AsyncLocalStorage<RequestContext>();
@@ -18,4 +22,31 @@ export function runInRequestContext<T>(context: RequestContext, work: () => T): 
 /** The id of the request being served, or undefined outside any request (start-up, shutdown). */
 export function currentRequestId(): string | undefined {
   return storage.getStore()?.requestId;
+}
+
+/**
+ * The signal that aborts, with `reason()`, every read of the request being served once `ms` have passed
+ * since its first read asked for it; undefined outside any request. One timer a request, not one a read.
+ */
+export function requestReadSignal(ms: number, reason: () => Error): AbortSignal | undefined {
+  const context = storage.getStore();
+  if (!context) return undefined;
+  if (!context.readDeadline) {
+    const controller = new AbortController();
+    // each read in flight listens to it (a search runs four): no leak for Node to warn about
+    setMaxListeners(100, controller.signal);
+    // the error is made only when the deadline passes: an Error's stack trace costs more than the timer
+    const timer = setTimeout(() => controller.abort(reason()), ms).unref();
+    context.readDeadline = { signal: controller.signal, timer };
+  }
+  return context.readDeadline.signal;
+}
+
+/**
+ * The request has been answered: its read deadline's timer goes. Work it left running (a webhook's
+ * record, a counter's repair) gets a deadline of its own at its next read.
+ */
+export function endRequestContext(context: RequestContext): void {
+  if (context.readDeadline) clearTimeout(context.readDeadline.timer);
+  context.readDeadline = undefined;
 }

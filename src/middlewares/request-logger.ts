@@ -9,7 +9,7 @@
 import { randomUUID } from 'node:crypto';
 import type { NextFunction, Request, Response } from 'express';
 import type { Logger } from '../lib/logger';
-import { runInRequestContext } from '../lib/request-context';
+import { endRequestContext, runInRequestContext, type RequestContext } from '../lib/request-context';
 
 export const REQUEST_ID_HEADER = 'X-Request-Id';
 /** Short, printable, no spaces or quotes: safe to echo in a header and to write in a log line. */
@@ -30,8 +30,10 @@ export function requestLogger({ logger, quietPaths = [] }: RequestLoggerOptions)
     const startedAt = process.hrtime.bigint();
     const path = pathWithoutQuery(req.originalUrl);
     res.setHeader(REQUEST_ID_HEADER, requestId);
+    const context: RequestContext = { requestId };
 
     res.once('close', () => {
+      endRequestContext(context);
       const durationMs = Math.round(Number(process.hrtime.bigint() - startedAt) / 1e4) / 100;
       const entry = { requestId, method: req.method, path, status: res.statusCode, durationMs };
       if (!res.writableFinished) {
@@ -45,7 +47,7 @@ export function requestLogger({ logger, quietPaths = [] }: RequestLoggerOptions)
         logger.log(level, `${req.method} ${path} ${res.statusCode} ${durationMs}ms`, entry);
     });
 
-    runInRequestContext({ requestId }, next);
+    runInRequestContext(context, next);
   };
 }
 

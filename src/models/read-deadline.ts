@@ -11,7 +11,7 @@
  */
 import { mongo, type Aggregate, type Query, type Schema } from 'mongoose';
 import { requestReadTimeoutMs } from '../lib/database';
-import { currentRequestId } from '../lib/request-context';
+import { requestReadSignal } from '../lib/request-context';
 
 const READ_OPERATIONS: Array<'find' | 'findOne' | 'countDocuments' | 'estimatedDocumentCount' | 'distinct'> = [
   'find',
@@ -21,31 +21,30 @@ const READ_OPERATIONS: Array<'find' | 'findOne' | 'countDocuments' | 'estimatedD
   'distinct',
 ];
 
-interface DeadlineOptions {
+export interface DeadlineOptions {
   timeoutMS?: number;
   signal?: AbortSignal;
 }
 
 /**
- * The options that hold a read made now to the short deadline, none outside a request. `timeoutMS` ends
- * each stage, and the server's work too (maxTimeMS); the signal also ends the wait for a server of the
- * driver's retry, which ignores timeoutMS (mongodb 6.20 selects again with serverSelectionTimeoutMS
- * alone). Its reason is the driver's own timeout error, so that the error handler answers 503.
+ * The options that hold a read made now to the request's deadline, none outside a request. `timeoutMS`
+ * ends each stage, and the server's work too (maxTimeMS); the signal also ends the wait for a server of
+ * the driver's retry, which ignores timeoutMS (mongodb 6.20 selects again with serverSelectionTimeoutMS
+ * alone). The signal is the request's, shared by its reads (lib/request-context.ts); its reason is the
+ * driver's own timeout error, so that the error handler answers 503.
  */
-function deadlineNow(): DeadlineOptions | undefined {
-  if (currentRequestId() === undefined) return undefined;
+export function requestReadDeadline(): DeadlineOptions | undefined {
   const timeoutMS = requestReadTimeoutMs();
-  const controller = new AbortController();
-  // the error is made only when the deadline passes: an Error's stack trace costs more than the read's timer
-  const expire = () =>
-    controller.abort(new mongo.MongoOperationTimeoutError(`read deadline of ${timeoutMS} ms exceeded`));
-  setTimeout(expire, timeoutMS).unref();
-  return { timeoutMS, signal: controller.signal };
+  const signal = requestReadSignal(
+    timeoutMS,
+    () => new mongo.MongoOperationTimeoutError(`read deadline of ${timeoutMS} ms exceeded`),
+  );
+  return signal && { timeoutMS, signal };
 }
 
 /** A deadline the caller chose stays. */
 function withDeadline(options: DeadlineOptions): DeadlineOptions | undefined {
-  return options.timeoutMS === undefined && options.signal === undefined ? deadlineNow() : undefined;
+  return options.timeoutMS === undefined && options.signal === undefined ? requestReadDeadline() : undefined;
 }
 
 export function readDeadline(schema: Schema): void {
