@@ -6,9 +6,8 @@
  */
 import { randomBytes } from 'node:crypto';
 import { ignoreEvents, type DomainEvent, type EventName, type EventRecorder } from './events';
-import type { Types } from 'mongoose';
+import { Types } from 'mongoose';
 import { BadRequest, NotFound, RequestValidationError } from '../errors/http-errors';
-import { leanDecodedOnce } from '../lib/database';
 import { queryFingerprint, type CursorCodec } from '../lib/list-cursor';
 import type { Logger } from '../lib/logger';
 import { ANONYMOUS_VIEWER } from '../lib/request-locals';
@@ -27,6 +26,7 @@ import { searchTermsOf } from '../lib/search-text';
 import { CommentModel } from '../models/comment.model';
 import { LikeModel } from '../models/like.model';
 import { USER_VIEW_FIELDS, UserModel, userView } from '../models/user.model';
+import { countDirect, findDirect, incrementDirect, projectionOf } from '../models/direct-read';
 import type { BannerImage } from './banner-image';
 import { slugBaseFromTitle } from './blog-content';
 import { discardBanner as discardStoredBanner, type BannerStorage } from './storage';
@@ -40,6 +40,14 @@ import type { BlogCardView, BlogFields, BlogView, SnippetView, TagCountView } fr
 export type { BlogStatus } from '../models/blog.model';
 
 const SLUG_ATTEMPTS = 8;
+
+/** The projections of the hot reads, which go straight to the driver (models/direct-read.ts). */
+const VIEW = projectionOf(BLOG_VIEW_FIELDS);
+const CARD = projectionOf(BLOG_CARD_FIELDS);
+/** A search's cards: the content is read for the snippets, then left out of the card. */
+const CARD_WITH_CONTENT = projectionOf(`${BLOG_CARD_FIELDS} content`);
+const USER_VIEW = projectionOf(USER_VIEW_FIELDS);
+const LIKED_BLOG = projectionOf('blog');
 
 /** A banner that passed inspection, with the bytes to store and the URL base to store it under. */
 export interface BannerInput {
@@ -175,8 +183,8 @@ export function createBlogService({ storage, cursors, logger, accounts, events =
     const blogIds = blogs.map((blog) => blog._id);
     const authorIds = [...new Set(blogs.filter((blog) => blog.author != null).map((blog) => String(blog.author)))];
     const [authors, likes] = await Promise.all([
-      leanDecodedOnce(UserModel.find({ _id: { $in: authorIds } }, USER_VIEW_FIELDS)),
-      leanDecodedOnce(LikeModel.find({ user: viewer._id, blog: { $in: blogIds } }, 'blog')),
+      findDirect(UserModel, { _id: { $in: authorIds.map((id) => new Types.ObjectId(id)) } }, { projection: USER_VIEW }),
+      findDirect(LikeModel, { user: viewer._id, blog: { $in: blogIds } }, { projection: LIKED_BLOG }),
     ]);
     const authorViews = new Map(authors.map((author) => [String(author._id), authorView(userView(author), viewer)]));
     const liked = new Set(likes.map((like) => String(like.blog)));
@@ -204,15 +212,15 @@ export function createBlogService({ storage, cursors, logger, accounts, events =
         'Cursor is not one this API gave for this query (same sort and filters)',
         'query',
       );
-    const fields = page.card ? BLOG_CARD_FIELDS : BLOG_VIEW_FIELDS;
+    const projection = page.card ? (search ? CARD_WITH_CONTENT : CARD) : VIEW;
     const [total, found] = await Promise.all([
-      page.count === false ? null : BlogModel.countDocuments(plan.filter),
-      leanDecodedOnce(
-        BlogModel.find(withKeyset(plan, position), search && page.card ? `${fields} content` : fields)
-          .sort(plan.sort)
-          .skip(page.offset)
-          .limit(page.limit + 1),
-      ),
+      page.count === false ? null : countDirect(BlogModel, plan.filter),
+      findDirect(BlogModel, withKeyset(plan, position), {
+        projection,
+        sort: plan.sort,
+        skip: page.offset,
+        limit: page.limit + 1,
+      }),
     ]);
     const blogs = found.slice(0, page.limit);
     const last = found.length > page.limit ? blogs[blogs.length - 1] : undefined;
@@ -236,16 +244,11 @@ export function createBlogService({ storage, cursors, logger, accounts, events =
   ): Promise<BlogPage> {
     if (page.cursor !== undefined)
       throw RequestValidationError.forField('cursor', 'A search pages by cursor only with a sort: add sort=', 'query');
-    const fields = page.card ? `${BLOG_CARD_FIELDS} content` : BLOG_VIEW_FIELDS;
+    const projection = page.card ? CARD_WITH_CONTENT : VIEW;
     const read = (tier: 0 | 1, skip: number, limit: number) =>
-      leanDecodedOnce(
-        BlogModel.find({ ...filter, ...search.tiers[tier] }, fields)
-          .sort(search.sort)
-          .skip(skip)
-          .limit(limit),
-      );
+      findDirect(BlogModel, { ...filter, ...search.tiers[tier] }, { projection, sort: search.sort, skip, limit });
     const [total, titled] = await Promise.all([
-      page.count === false ? null : BlogModel.countDocuments({ ...filter, ...search.filter }),
+      page.count === false ? null : countDirect(BlogModel, { ...filter, ...search.filter }),
       read(0, page.offset, page.limit),
     ]);
     let blogs = titled;
@@ -254,7 +257,7 @@ export function createBlogService({ storage, cursors, logger, accounts, events =
       const titleTier =
         titled.length > 0 || page.offset === 0
           ? page.offset + titled.length
-          : await BlogModel.countDocuments({ ...filter, ...search.tiers[0] });
+          : await countDirect(BlogModel, { ...filter, ...search.tiers[0] });
       blogs = titled.concat(await read(1, Math.max(0, page.offset - titleTier), page.limit - titled.length));
     }
     const snippets = blogs.map((blog) => blogSnippet(blog, search));
@@ -285,13 +288,9 @@ export function createBlogService({ storage, cursors, logger, accounts, events =
    * read them (a draft costs those readers one more query: counting views must not touch drafts).
    */
   async function readBlogBySlug(slug: string, viewer: Viewer): Promise<BlogView> {
-    let blog: Record<string, unknown> | null = await BlogModel.findOneAndUpdate(
-      { slug, status: 'published' },
-      { $inc: { viewsCount: 1 } },
-      { new: true, timestamps: false, projection: BLOG_VIEW_FIELDS },
-    ).lean();
+    let blog = await incrementDirect(BlogModel, { slug, status: 'published' }, { viewsCount: 1 }, VIEW);
     if (!blog && canReadDrafts(viewer))
-      [blog = null] = await leanDecodedOnce(BlogModel.find({ slug }, BLOG_VIEW_FIELDS).limit(1));
+      [blog = null] = await findDirect(BlogModel, { slug }, { projection: VIEW, limit: 1 });
     if (!blog) throw new NotFound('Blog not found');
     return (await present([blog], viewer))[0];
   }
