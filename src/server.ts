@@ -124,7 +124,12 @@ function startLogger(config: Config, warnings: readonly string[]): Logger {
 /** Connects MONGODB_URI, or in development a local database started here, and watches the connection. */
 async function startDatabase(config: Config, logger: Logger): Promise<StartedDatabase> {
   const { uri, localDatabase } = await pickDatabase(config, logger);
-  await connectDatabase({ uri, serverApi: config.mongodb.serverApi, timeouts: config.database });
+  await connectDatabase({
+    uri,
+    serverApi: config.mongodb.serverApi,
+    timeouts: config.database,
+    monitorCommands: config.metrics.commands,
+  });
   const watchdog = startDatabaseWatchdog({
     intervalMs: config.database.watchdogIntervalMs,
     unreachableMs: config.database.watchdogUnreachableMs,

@@ -170,26 +170,52 @@ describe('GET /metrics after a few requests', () => {
     expect(valueOf(samples, 'http_requests_total', { route: '/api/v1/', status: '429' })).toBe(2);
   });
 
-  it('reports MongoDB command durations and pool checkouts from the driver events', async () => {
+  /** Registers a user and reads them back on an app watching the connection's client; the samples after. */
+  async function databaseSamples() {
     const metrics = createMetrics();
     const detach = monitorMongoClient(mongoose.connection.getClient(), metrics);
     try {
       const app = createApp({ config: ctx.config, logger: ctx.logger, metrics });
       const user = await registerUser(app);
       await agent(app).as(user).get('/users/current').expect(200);
-
-      const { samples } = await scrape(app);
-
-      expect(
-        valueOf(samples, 'mongodb_command_duration_seconds_count', { command: 'insert', outcome: 'succeeded' }),
-      ).toBeGreaterThanOrEqual(2);
-      expect(
-        valueOf(samples, 'mongodb_command_duration_seconds_count', { command: 'find', outcome: 'succeeded' }),
-      ).toBeGreaterThanOrEqual(1);
-      expect(valueOf(samples, 'mongodb_pool_checkout_wait_seconds_count')).toBeGreaterThanOrEqual(3);
-      expect(valueOf(samples, 'mongodb_pool_connections_checked_out')).toBe(0);
+      return (await scrape(app)).samples;
     } finally {
       detach();
+    }
+  }
+  const commands = (samples: Sample[], command: string) =>
+    valueOf(samples, 'mongodb_command_duration_seconds_count', { command, outcome: 'succeeded' });
+
+  it('reports pool checkouts from the driver events, and no command durations by default', async () => {
+    const samples = await databaseSamples();
+
+    expect(valueOf(samples, 'mongodb_pool_checkout_wait_seconds_count')).toBeGreaterThanOrEqual(3);
+    expect(valueOf(samples, 'mongodb_pool_connections_checked_out')).toBe(0);
+    expect(commands(samples, 'insert')).toBeUndefined();
+    expect(loadConfig(testEnvironment()).config.metrics.commands).toBe(false);
+    // the connection connectDatabase opened for the tests, with its defaults
+    expect(mongoose.connection.getClient().options.monitorCommands).toBe(false);
+  });
+
+  it('reports MongoDB command durations with MONGODB_COMMAND_METRICS=true', async () => {
+    expect(loadConfig(testEnvironment({ MONGODB_COMMAND_METRICS: 'true' })).config.metrics.commands).toBe(true);
+    expect(
+      loadConfig(testEnvironment({ MONGODB_COMMAND_METRICS: 'true', METRICS_ENABLED: 'false' })).config.metrics
+        .commands,
+    ).toBe(false);
+    // a client reads the setting when it is made: reconnect with it on, as server.ts does with the setting
+    const { name } = mongoose.connection;
+    const uri = process.env.TEST_MONGODB_URI!;
+    await mongoose.disconnect();
+    await mongoose.connect(uri, { dbName: name, monitorCommands: true });
+    try {
+      const samples = await databaseSamples();
+
+      expect(commands(samples, 'insert')).toBeGreaterThanOrEqual(2);
+      expect(commands(samples, 'find')).toBeGreaterThanOrEqual(1);
+    } finally {
+      await mongoose.disconnect();
+      await mongoose.connect(uri, { dbName: name });
     }
   });
 

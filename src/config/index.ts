@@ -169,6 +169,8 @@ const environmentSchema = z.object({
 
   // Metrics: GET /metrics for Prometheus (docs/operations-metrics.md).
   METRICS_ENABLED: boolean(true),
+  // Each MongoDB command's round trip: the driver then decodes every reply once more for its event (lib/database.ts).
+  MONGODB_COMMAND_METRICS: boolean(false),
   METRICS_TOKEN: z.preprocess(emptyToUndefined, z.string().min(16, 'must be at least 16 characters long').optional()),
   // Failure behaviour (docs/failure-behaviour.md): every wait on a dependency is bounded. The MongoDB
   // driver's own deadlines are options of MONGODB_URI (MONGODB_URI_TIMEOUTS below).
@@ -348,7 +350,12 @@ export interface Config {
   /** How long in-flight requests may take to finish after SIGTERM/SIGINT before their connections are closed. */
   shutdownGraceMs: number;
   /** GET /metrics: served unless `enabled` is false; when `token` is set, only to `Authorization: Bearer <token>`. A secret: never log it. */
-  metrics: { enabled: boolean; token?: string };
+  metrics: {
+    enabled: boolean;
+    token?: string;
+    /** mongodb_command_duration_seconds, from the driver's command events; off unless MONGODB_COMMAND_METRICS. */
+    commands: boolean;
+  };
   /** After SIGTERM/SIGINT, how long /readyz answers 503 while requests are still served, before the listener closes. */
   shutdownReadinessDelayMs: number;
   /** Node's HTTP server timeouts: all headers, the whole request, and an idle keep-alive connection. */
@@ -605,7 +612,11 @@ export function loadConfig(
 
     redisUrl: env.REDIS_URL,
     shutdownGraceMs: env.SHUTDOWN_TIMEOUTS.grace,
-    metrics: { enabled: env.METRICS_ENABLED, token: env.METRICS_TOKEN },
+    metrics: {
+      enabled: env.METRICS_ENABLED,
+      token: env.METRICS_TOKEN,
+      commands: env.METRICS_ENABLED && env.MONGODB_COMMAND_METRICS,
+    },
     shutdownReadinessDelayMs: env.SHUTDOWN_TIMEOUTS.readiness,
     http: {
       headersTimeoutMs: env.HTTP_TIMEOUTS.headers,

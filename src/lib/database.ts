@@ -36,6 +36,12 @@ export interface ConnectOptions {
    */
   serverApi?: boolean;
   timeouts?: Partial<DatabaseTimeouts>;
+  /**
+   * The driver's command events, for mongodb_command_duration_seconds (lib/mongodb-metrics.ts). Off by
+   * default: with them on the driver decodes every reply a second time for its event, which cost a page
+   * of blogs a fifth of its CPU (bench/README.md). The pool's events, and their metrics, need no switch.
+   */
+  monitorCommands?: boolean;
 }
 
 /**
@@ -67,8 +73,7 @@ function driverOptions(options: ConnectOptions): mongoose.ConnectOptions {
     socketTimeoutMS: timeouts.socketTimeoutMs,
     connectTimeoutMS: timeouts.connectTimeoutMs,
     heartbeatFrequencyMS: timeouts.heartbeatMs,
-    // command events for the metrics (lib/mongodb-metrics.ts); without it the driver emits none
-    monitorCommands: true,
+    monitorCommands: options.monitorCommands ?? false,
     ...(options.serverApi ? { serverApi: { version: '1' as const, strict: false, deprecationErrors: true } } : {}),
   };
 }
@@ -93,7 +98,7 @@ interface LeanFind {
 }
 
 /**
- * `query.lean()`, with the documents decoded once. With command monitoring on (the metrics), the driver
+ * `query.lean()`, with the documents decoded once. With command events on (MONGODB_COMMAND_METRICS), the driver
  * decodes a reply in full for its event and the cursor then decodes the documents again: twice ~120 KB
  * of BSON for a page of 20 blogs. Asked for raw, the event keeps the batch as bytes, decoded here once.
  * Mongoose still casts the filter and runs its hooks (the read deadline). Cursor reads (find) only.
