@@ -7,7 +7,9 @@ import { Feed } from 'feed';
 import { XMLBuilder } from 'fast-xml-parser';
 import { NotFound } from '../errors/http-errors';
 import type { SiteLinks } from '../lib/site-links';
+import { Types } from 'mongoose';
 import { BlogModel } from '../models/blog.model';
+import { findDirect, projectionOf } from '../models/direct-read';
 import { UserModel } from '../models/user.model';
 
 /** What a feed route answers when SITE_URL is unset: its entries would have nowhere to link to. */
@@ -18,8 +20,9 @@ export const FEED_ENTRIES = 50;
 /** The sitemap protocol's limit for one file; beyond it the oldest posts are left out. */
 export const SITEMAP_ENTRIES = 50_000;
 
-const FEED_FIELDS = '_id slug title excerpt tags author publishedAt createdAt updatedAt';
+const FEED_FIELDS = projectionOf('_id slug title excerpt tags author publishedAt createdAt updatedAt');
 const AUTHOR_FIELDS = 'username firstName lastName';
+const AUTHOR_PROJECTION = projectionOf(AUTHOR_FIELDS);
 const PUBLISHED = { status: 'published' } as const;
 
 export interface FeedQuery {
@@ -32,6 +35,18 @@ export interface FeedLinks {
   site: SiteLinks;
   siteUrl: string;
   publicUrl: string;
+}
+
+interface StoredPost {
+  _id: Types.ObjectId;
+  slug: string;
+  title: string;
+  excerpt?: string;
+  tags?: string[];
+  author: Types.ObjectId;
+  publishedAt?: Date | null;
+  createdAt: Date;
+  updatedAt: Date;
 }
 
 interface StoredAuthor {
@@ -84,14 +99,23 @@ export function createFeedService() {
     const filter = {
       ...PUBLISHED,
       ...(query.tag ? { tags: query.tag } : {}),
-      ...(query.authorId ? { author: query.authorId } : {}),
+      ...(query.authorId ? { author: new Types.ObjectId(query.authorId) } : {}),
     };
+    // the feeds are hot public reads: straight to the driver (models/direct-read.ts)
     const [feedAuthor, posts] = await Promise.all([
       authorOf(query.authorId),
-      BlogModel.find(filter, FEED_FIELDS).sort({ publishedAt: -1, _id: -1 }).limit(FEED_ENTRIES).lean(),
+      findDirect<StoredPost>(BlogModel, filter, {
+        projection: FEED_FIELDS,
+        sort: { publishedAt: -1, _id: -1 },
+        limit: FEED_ENTRIES,
+      }),
     ]);
-    const authorIds = [...new Set(posts.map((post) => String(post.author)))];
-    const authors = await UserModel.find({ _id: { $in: authorIds } }, AUTHOR_FIELDS).lean<StoredAuthor[]>();
+    const authorIds = [...new Map(posts.map((post) => [String(post.author), post.author])).values()];
+    const authors = await findDirect<StoredAuthor>(
+      UserModel,
+      { _id: { $in: authorIds } },
+      { projection: AUTHOR_PROJECTION },
+    );
     const authorsById = new Map(authors.map((author) => [String(author._id), author]));
 
     const host = new URL(links.siteUrl).host;
