@@ -1,11 +1,11 @@
 /**
  * Reads straight on the driver, for the hot read paths (a page of blogs, a blog by its slug, the authors
- * and likes shown with them). Mongoose's query layer (casting, middleware, its collection wrapper) cost
- * about half as much CPU again as the driver's own work on such a page (bench/README.md, "Where the CPU
- * goes"); these reads skip it. So their filters, sorts and projections must already be in the driver's
- * terms (ObjectIds, Dates, projection objects). Every read gets the request's read deadline, as
- * read-deadline.ts gives Mongoose's reads, and the documents of a find are decoded once (lib/database.ts
- * leanDecodedOnce says why).
+ * and likes shown with them, the feeds). Mongoose's query layer (casting, middleware, its collection
+ * wrapper) cost about half as much CPU again as the driver's own work on such a page
+ * (docs/performance.md, "Found in the profile"); these reads skip it. So their filters, sorts and
+ * projections must already be in the driver's terms (ObjectIds, Dates, projection objects). Every read
+ * gets the request's read deadline, as read-deadline.ts gives Mongoose's reads, and the documents of a
+ * find are decoded once (lib/database.ts leanDecodedOnce says why).
  */
 import { mongo, type Connection } from 'mongoose';
 import { requestReadDeadline } from './read-deadline';
