@@ -11,6 +11,8 @@ export interface RequestContext {
   requestId: string;
   /** The signal that ends the request's reads, and its timer; made by the first read that asks. */
   readDeadline?: { signal: AbortSignal; timer: NodeJS.Timeout };
+  /** Set when the request has been answered (endRequestContext). */
+  ended?: boolean;
 }
 
 const storage = new AsyncLocalStorage<RequestContext>();
@@ -24,29 +26,33 @@ export function currentRequestId(): string | undefined {
   return storage.getStore()?.requestId;
 }
 
+/** A signal aborted with `reason()` once `ms` have passed, and its timer. */
+function deadline(ms: number, reason: () => Error): { signal: AbortSignal; timer: NodeJS.Timeout } {
+  const controller = new AbortController();
+  // each read in flight listens to it (a search runs four): no leak for Node to warn about
+  setMaxListeners(100, controller.signal);
+  // the error is made only when the deadline passes: an Error's stack trace costs more than the timer
+  const timer = setTimeout(() => controller.abort(reason()), ms).unref();
+  return { signal: controller.signal, timer };
+}
+
 /**
  * The signal that aborts, with `reason()`, every read of the request being served once `ms` have passed
  * since its first read asked for it; undefined outside any request. One timer a request, not one a read.
+ * Work a request left running once it was answered (a counter's repair, whose timers carry the request's
+ * context for ever after) gets a signal of its own at each read: the request's would have expired.
  */
 export function requestReadSignal(ms: number, reason: () => Error): AbortSignal | undefined {
   const context = storage.getStore();
   if (!context) return undefined;
-  if (!context.readDeadline) {
-    const controller = new AbortController();
-    // each read in flight listens to it (a search runs four): no leak for Node to warn about
-    setMaxListeners(100, controller.signal);
-    // the error is made only when the deadline passes: an Error's stack trace costs more than the timer
-    const timer = setTimeout(() => controller.abort(reason()), ms).unref();
-    context.readDeadline = { signal: controller.signal, timer };
-  }
+  if (context.ended) return deadline(ms, reason).signal;
+  context.readDeadline ??= deadline(ms, reason);
   return context.readDeadline.signal;
 }
 
-/**
- * The request has been answered: its read deadline's timer goes. Work it left running (a webhook's
- * record, a counter's repair) gets a deadline of its own at its next read.
- */
+/** The request has been answered: its read deadline's timer goes. */
 export function endRequestContext(context: RequestContext): void {
   if (context.readDeadline) clearTimeout(context.readDeadline.timer);
   context.readDeadline = undefined;
+  context.ended = true;
 }
