@@ -28,6 +28,14 @@ export function redisServerInstalled(): boolean {
 }
 
 /**
+ * Ports are drawn below Linux's ephemeral range (32768-60999 by default). Inside it, a client retrying
+ * a connection to a port nobody listens on (an instance waiting for its Redis) is sooner or later given
+ * that very port as its own and connects to itself, and then holds it: the Redis meant to come back there
+ * cannot bind it ("Address already in use", seen in CI).
+ */
+const PORTS = { from: 20_000, count: 12_000 };
+
+/**
  * redis-server cannot listen on port 0 and tell which port it got (port 0 turns TCP off), so a port
  * is drawn at random and another is tried when redis-server reports it taken; no port is bound and
  * released beforehand. A given port (a restart "on the same address") is retried for a few seconds.
@@ -35,7 +43,7 @@ export function redisServerInstalled(): boolean {
 export async function startRedisServer(port?: number): Promise<RedisServer> {
   const deadline = Date.now() + START_TIMEOUT_MS;
   for (let attempt = 1; ; attempt++) {
-    const chosenPort = port ?? 20_000 + Math.floor(Math.random() * 30_000);
+    const chosenPort = port ?? PORTS.from + Math.floor(Math.random() * PORTS.count);
     const child = spawn(
       'redis-server',
       ['--port', String(chosenPort), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no', '--dir', tmpdir()],
