@@ -28,10 +28,10 @@ export function redisServerInstalled(): boolean {
 }
 
 /**
- * Ports are drawn below Linux's ephemeral range (32768-60999 by default). Inside it, a client retrying
- * a connection to a port nobody listens on (an instance waiting for its Redis) is sooner or later given
- * that very port as its own and connects to itself, and then holds it: the Redis meant to come back there
- * cannot bind it ("Address already in use", seen in CI).
+ * Ports are drawn below Linux's ephemeral range (32768-60999 by default). Inside it, a port a test keeps
+ * free for its Redis to come back on can be taken meanwhile as the local end of any outgoing connection
+ * (a client retrying that very address may even be given it and connect to itself): the Redis then
+ * cannot bind it ("Address already in use" for the whole retry, seen in CI).
  */
 const PORTS = { from: 20_000, count: 12_000 };
 
