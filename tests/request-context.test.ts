@@ -1,7 +1,7 @@
 /**
- * The read deadline of a request (lib/request-context.ts): one signal for all the reads of a request,
- * made by the first, aborted with the given reason when its time is up, its timer gone once the request
- * has been answered. Timers are Jest's fake ones: the test reads the clock, it never waits on it.
+ * The read deadline of a request (lib/request-context.ts): one signal for the reads of a request, made
+ * by the first, re-armed by each, aborted with the given reason when the last read's time is up, its
+ * timer gone once the request has been answered. Timers are Jest's fake ones: the test reads the clock, it never waits on it.
  */
 import {
   endRequestContext,
@@ -19,7 +19,7 @@ it('gives no signal outside a request: start-up and maintenance reads keep the f
   expect(requestReadSignal(4_000, reason)).toBeUndefined();
 });
 
-it("shares one signal among a request's reads, aborted with the reason once the time from the first has passed", () => {
+it("shares one signal among a request's reads, aborted with the reason once their time is up", () => {
   const context: RequestContext = { requestId: 'r1' };
   const [first, second] = runInRequestContext(context, () => [
     requestReadSignal(4_000, reason),
@@ -32,6 +32,24 @@ it("shares one signal among a request's reads, aborted with the reason once the 
   jest.advanceTimersByTime(1);
   expect(first!.aborted).toBe(true);
   expect((first!.reason as Error).message).toBe('read deadline exceeded');
+});
+
+it('gives every read its whole time from its start, however long the request worked before it', () => {
+  const context: RequestContext = { requestId: 'r3' };
+  const first = runInRequestContext(context, () => requestReadSignal(4_000, reason));
+  // an upload, say, between the authentication's read and the next
+  jest.advanceTimersByTime(3_900);
+  const second = runInRequestContext(context, () => requestReadSignal(4_000, reason));
+  jest.advanceTimersByTime(3_999);
+  const aliveUntilItsOwnEnd = !second!.aborted;
+  jest.advanceTimersByTime(1);
+
+  expect(second).toBe(first);
+  expect(aliveUntilItsOwnEnd).toBe(true);
+  expect(second!.aborted).toBe(true);
+  const afterIt = runInRequestContext(context, () => requestReadSignal(4_000, reason));
+  expect(afterIt).not.toBe(second);
+  expect(afterIt!.aborted).toBe(false);
 });
 
 it('keeps requests apart: each has a signal of its own', () => {

@@ -37,16 +37,23 @@ function deadline(ms: number, reason: () => Error): { signal: AbortSignal; timer
 }
 
 /**
- * The signal that aborts, with `reason()`, every read of the request being served once `ms` have passed
- * since its first read asked for it; undefined outside any request. One timer a request, not one a read.
+ * The signal that aborts, with `reason()`, the reads of the request being served once `ms` have passed
+ * since the last of them began; undefined outside any request. One timer a request, re-armed by each
+ * read, not one a read: every read still gets `ms` from its start, however long the request spent on
+ * other work before it (an upload), and a read begun once the signal has fired gets a new one.
  * Work a request left running once it was answered (a counter's repair, whose timers carry the request's
- * context for ever after) gets a signal of its own at each read: the request's would have expired.
+ * context for ever after) gets a signal of its own at each read.
  */
 export function requestReadSignal(ms: number, reason: () => Error): AbortSignal | undefined {
   const context = storage.getStore();
   if (!context) return undefined;
   if (context.ended) return deadline(ms, reason).signal;
-  context.readDeadline ??= deadline(ms, reason);
+  const current = context.readDeadline;
+  if (current && !current.signal.aborted) {
+    current.timer.refresh();
+    return current.signal;
+  }
+  context.readDeadline = deadline(ms, reason);
   return context.readDeadline.signal;
 }
 
