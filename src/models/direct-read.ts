@@ -18,6 +18,11 @@ export type Projection = Record<string, 0 | 1>;
 export const projectionOf = (fields: string): Projection =>
   Object.fromEntries(fields.split(' ').map((field) => [field, 1]));
 
+/** The distinct ids among stored references (ObjectIds by their schemas), for an `$in`; nulls left out. */
+export const distinctIds = (ids: unknown[]): mongo.ObjectId[] => [
+  ...new Map(ids.filter((id) => id != null).map((id) => [String(id), id as mongo.ObjectId])).values(),
+];
+
 /** What these reads need of a model. */
 interface DirectModel {
   db: Connection;

@@ -6,7 +6,7 @@
  */
 import { randomBytes } from 'node:crypto';
 import { ignoreEvents, type DomainEvent, type EventName, type EventRecorder } from './events';
-import { Types } from 'mongoose';
+import type { Types } from 'mongoose';
 import { BadRequest, NotFound, RequestValidationError } from '../errors/http-errors';
 import { queryFingerprint, type CursorCodec } from '../lib/list-cursor';
 import type { Logger } from '../lib/logger';
@@ -26,7 +26,7 @@ import { searchTermsOf } from '../lib/search-text';
 import { CommentModel } from '../models/comment.model';
 import { LikeModel } from '../models/like.model';
 import { USER_VIEW_FIELDS, UserModel, userView } from '../models/user.model';
-import { countDirect, findDirect, incrementDirect, projectionOf } from '../models/direct-read';
+import { countDirect, distinctIds, findDirect, incrementDirect, projectionOf } from '../models/direct-read';
 import type { BannerImage } from './banner-image';
 import { slugBaseFromTitle } from './blog-content';
 import { discardBanner as discardStoredBanner, type BannerStorage } from './storage';
@@ -181,9 +181,9 @@ export function createBlogService({ storage, cursors, logger, accounts, events =
   async function present(blogs: Record<string, unknown>[], viewer: Viewer, card = false, snippets?: SnippetView[]) {
     if (blogs.length === 0) return [];
     const blogIds = blogs.map((blog) => blog._id);
-    const authorIds = [...new Set(blogs.filter((blog) => blog.author != null).map((blog) => String(blog.author)))];
+    const authorIds = distinctIds(blogs.map((blog) => blog.author));
     const [authors, likes] = await Promise.all([
-      findDirect(UserModel, { _id: { $in: authorIds.map((id) => new Types.ObjectId(id)) } }, { projection: USER_VIEW }),
+      findDirect(UserModel, { _id: { $in: authorIds } }, { projection: USER_VIEW }),
       findDirect(LikeModel, { user: viewer._id, blog: { $in: blogIds } }, { projection: LIKED_BLOG }),
     ]);
     const authorViews = new Map(authors.map((author) => [String(author._id), authorView(userView(author), viewer)]));

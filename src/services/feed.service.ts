@@ -9,7 +9,7 @@ import { NotFound } from '../errors/http-errors';
 import type { SiteLinks } from '../lib/site-links';
 import { Types } from 'mongoose';
 import { BlogModel } from '../models/blog.model';
-import { findDirect, projectionOf } from '../models/direct-read';
+import { distinctIds, findDirect, projectionOf } from '../models/direct-read';
 import { UserModel } from '../models/user.model';
 
 /** What a feed route answers when SITE_URL is unset: its entries would have nowhere to link to. */
@@ -110,7 +110,7 @@ export function createFeedService() {
         limit: FEED_ENTRIES,
       }),
     ]);
-    const authorIds = [...new Map(posts.map((post) => [String(post.author), post.author])).values()];
+    const authorIds = distinctIds(posts.map((post) => post.author));
     const authors = await findDirect<StoredAuthor>(
       UserModel,
       { _id: { $in: authorIds } },

@@ -42,8 +42,8 @@ export function objectIdParam(name: string, label: string): ValidationChain {
 /**
  * Optional query parameters, each checked only when the request carries it. An absent optional parameter
  * passes its chain untouched, yet running a list's dozen chains for nothing (each selects its field and
- * records a context) was a sixth of a page's CPU (deep page: 1.50 → 1.24 ms, docs/performance.md). The errors, their order (the
- * rules' order) and the sanitized values are those of the same chains run every time.
+ * records a context) was a sixth of a page's CPU (deep page: 1.50 → 1.24 ms, docs/performance.md). The
+ * errors, their order (the rules' order) and the sanitized values are those of the chains run every time.
  */
 export function optionalQuery(rules: Record<string, ParamSchema>): RequestHandler[] {
   const chains = Object.entries(rules).map(([name, rule]) => {
