@@ -38,8 +38,21 @@ const BLOG_FIELDS = {
   createdAt: 1,
   updatedAt: 1,
 };
-/** `fields=card`: the same without `content`. */
-const { content: _content, ...CARD_FIELDS } = BLOG_FIELDS;
+/** `fields=card`: what a card shows (and the order's key, createdAt, for the cursor). */
+const CARD_FIELDS = {
+  title: 1,
+  slug: 1,
+  excerpt: 1,
+  readingTime: 1,
+  tags: 1,
+  banner: 1,
+  author: 1,
+  likesCount: 1,
+  commentsCount: 1,
+  status: 1,
+  publishedAt: 1,
+  createdAt: 1,
+};
 const USER_FIELDS = {
   username: 1,
   email: 1,
@@ -50,6 +63,8 @@ const USER_FIELDS = {
   createdAt: 1,
   updatedAt: 1,
 };
+/** A card's author: ids and names. */
+const AUTHOR_CARD_FIELDS = { username: 1, firstName: 1, lastName: 1 };
 
 /** GET /feed.xml's fields and bound: the 50 latest publications, their authors' names. */
 const FEED_FIELDS = {
@@ -142,45 +157,80 @@ async function startFloor({ uri, accessSecret, siteUrl, publicUrl, port = 0, api
     if (page.length === 0) return [];
     const authorIds = [...new Map(page.map((blog) => [String(blog.author), blog.author])).values()];
     const [authors, liked] = await Promise.all([
-      users.find({ _id: { $in: authorIds } }, { projection: USER_FIELDS }).toArray(),
+      users.find({ _id: { $in: authorIds } }, { projection: card ? AUTHOR_CARD_FIELDS : USER_FIELDS }).toArray(),
       likes
         .find({ user: viewer._id, blog: { $in: page.map((blog) => blog._id) } }, { projection: { blog: 1 } })
         .toArray(),
     ]);
-    const authorById = new Map(authors.map((author) => [String(author._id), userView(author, isAdmin(viewer))]));
+    const authorById = new Map(
+      authors.map((author) => [String(author._id), card ? author : userView(author, isAdmin(viewer))]),
+    );
     const likedIds = new Set(liked.map((like) => String(like.blog)));
-    return page.map((blog, index) => ({
+    return page.map((blog, index) =>
+      card
+        ? cardView(blog, authorById, likedIds, snippets?.[index])
+        : {
+            _id: blog._id,
+            title: blog.title,
+            slug: blog.slug,
+            content: blog.content,
+            excerpt: blog.excerpt,
+            readingTime: blog.readingTime,
+            tags: blog.tags ?? [],
+            banner: {
+              url: blog.banner.url,
+              width: blog.banner.width,
+              height: blog.banner.height,
+              variants: (blog.banner.variants ?? []).map(({ url, width, height, format }) => ({
+                url,
+                width,
+                height,
+                format,
+              })),
+            },
+            author: authorById.get(String(blog.author)) ?? null,
+            viewsCount: blog.viewsCount ?? 0,
+            likesCount: blog.likesCount ?? 0,
+            commentsCount: blog.commentsCount ?? 0,
+            status: blog.status,
+            publishedAt: blog.publishedAt ?? null,
+            createdAt: blog.createdAt,
+            updatedAt: blog.updatedAt,
+            likedByMe: likedIds.has(String(blog._id)),
+            // a search's hits only; JSON.stringify drops a key whose value is undefined
+            snippet: snippets?.[index],
+          },
+    );
+  }
+
+  /** `fields=card`: one image (the narrowest variant of at least 640 pixels, else the widest), the author's names, no content. */
+  function cardView(
+    /** @type {any} */ blog,
+    /** @type {Map<string, any>} */ authorById,
+    /** @type {Set<string>} */ likedIds,
+    /** @type {unknown} */ snippet,
+  ) {
+    const variants = blog.banner.variants ?? [];
+    const image = variants.find((/** @type {any} */ variant) => variant.width >= 640) ?? variants.at(-1) ?? blog.banner;
+    const author = authorById.get(String(blog.author));
+    return {
       _id: blog._id,
       title: blog.title,
       slug: blog.slug,
-      // a card leaves the key out; JSON.stringify drops a key whose value is undefined, in its place
-      content: card ? undefined : blog.content,
       excerpt: blog.excerpt,
       readingTime: blog.readingTime,
       tags: blog.tags ?? [],
-      banner: {
-        url: blog.banner.url,
-        width: blog.banner.width,
-        height: blog.banner.height,
-        variants: (blog.banner.variants ?? []).map(({ url, width, height, format }) => ({
-          url,
-          width,
-          height,
-          format,
-        })),
-      },
-      author: authorById.get(String(blog.author)) ?? null,
-      viewsCount: blog.viewsCount ?? 0,
+      banner: { url: image.url, width: image.width, height: image.height },
+      author: author
+        ? { _id: author._id, username: author.username, firstName: author.firstName, lastName: author.lastName }
+        : null,
       likesCount: blog.likesCount ?? 0,
       commentsCount: blog.commentsCount ?? 0,
       status: blog.status,
       publishedAt: blog.publishedAt ?? null,
-      createdAt: blog.createdAt,
-      updatedAt: blog.updatedAt,
       likedByMe: likedIds.has(String(blog._id)),
-      // a search's hits only
-      snippet: snippets?.[index],
-    }));
+      snippet,
+    };
   }
 
   /** Only what the benchmark's requests send (a tag already normalised); anything else is ignored. */

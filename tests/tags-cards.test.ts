@@ -8,6 +8,7 @@ import { backfillBlogCards } from '../src/models/blog.migrations';
 import { captureLog } from './helpers/log-capture';
 import { createBlog, postBlog } from './helpers/blogs';
 import { expectFieldError } from './helpers/expectations';
+import { makeImage } from './helpers/images';
 import { useTestApp } from './helpers/test-app';
 import { registerAdmin, registerUser, type SignedInUser } from './helpers/users';
 
@@ -193,6 +194,30 @@ describe('cards: excerpt, reading time and fields=card', () => {
     expect(Buffer.byteLength(cards.text)).toBeLessThan(Buffer.byteLength(full.text) / 10);
     const ofUser = await api.as(reader).get(`/blogs/user/${admin.user._id}?fields=card&limit=1`).expect(200);
     expect(ofUser.body.blogs[0]).not.toHaveProperty('content');
+  });
+
+  it('shows in a card one image sized for a card and the author by name, to admins too', async () => {
+    const wide = await createBlog(ctx.app, admin, {
+      status: 'published',
+      tags: 'card-shape',
+      banner: await makeImage('png', 1500, 600),
+    });
+    const narrow = await createBlog(ctx.app, admin, { status: 'published', tags: 'card-shape' });
+    const variants = (blog: typeof wide) => (blog.banner as { variants: { url: string; width: number }[] }).variants;
+    expect(variants(wide).map((variant) => variant.width)).toEqual([320, 640, 1280, 1500]);
+    for (const viewer of [reader, admin]) {
+      const { body } = await api.as(viewer).get('/blogs/?tag=card-shape&fields=card').expect(200);
+      const [narrowCard, wideCard] = body.blogs;
+      expect(Object.keys(wideCard)).toEqual([
+        ...['_id', 'title', 'slug', 'excerpt', 'readingTime', 'tags', 'banner', 'author'],
+        ...['likesCount', 'commentsCount', 'status', 'publishedAt', 'likedByMe'],
+      ]);
+      // the narrowest variant at least 640 wide; a banner narrower than that, its own width's
+      expect(wideCard.banner).toEqual({ url: variants(wide)[1]!.url, width: 640, height: 256 });
+      expect(narrowCard.banner).toEqual({ url: variants(narrow)[0]!.url, width: 64, height: 48 });
+      const { _id, username, firstName, lastName } = admin.user;
+      expect(wideCard.author).toEqual({ _id, username, firstName, lastName });
+    }
   });
 
   it.each(['nonsense', 'card&fields=card'])('refuses fields=%s with a ValidationError on fields', async (value) => {

@@ -825,6 +825,23 @@ export interface components {
             createdAt: components["schemas"]["DateTime"];
             updatedAt: components["schemas"]["DateTime"];
         };
+        /**
+         * @description A card's author: the PublicUser's id and names, the same for every viewer
+         * @example {
+         *       "_id": "6b03359a24f41420bf3bfc3f",
+         *       "username": "ada",
+         *       "firstName": "Ada"
+         *     }
+         */
+        AuthorCard: {
+            _id: components["schemas"]["ObjectId"];
+            /** @description Unique whatever its case ("Ada" and "ada" cannot both exist); shown in the case its owner chose */
+            username: string;
+            /** @description Absent when not set. Plain text, returned exactly as sent; render it as text, never as HTML. */
+            firstName?: string;
+            /** @description Absent when not set. Plain text, returned exactly as sent; render it as text, never as HTML. */
+            lastName?: string;
+        };
         UserResponse: {
             user: components["schemas"]["User"];
         };
@@ -1071,48 +1088,19 @@ export interface components {
          *         "news"
          *       ],
          *       "banner": {
-         *         "url": "http://localhost:3000/uploads/banners/6b03359a.webp",
-         *         "width": 1200,
-         *         "height": 630,
-         *         "variants": [
-         *           {
-         *             "url": "http://localhost:3000/uploads/banners/6b03359a.webp.320w.webp",
-         *             "width": 320,
-         *             "height": 168,
-         *             "format": "webp"
-         *           },
-         *           {
-         *             "url": "http://localhost:3000/uploads/banners/6b03359a.webp.640w.webp",
-         *             "width": 640,
-         *             "height": 336,
-         *             "format": "webp"
-         *           },
-         *           {
-         *             "url": "http://localhost:3000/uploads/banners/6b03359a.webp.1200w.webp",
-         *             "width": 1200,
-         *             "height": 630,
-         *             "format": "webp"
-         *           }
-         *         ]
+         *         "url": "http://localhost:3000/uploads/banners/6b03359a.webp.640w.webp",
+         *         "width": 640,
+         *         "height": 336
          *       },
          *       "author": {
          *         "_id": "6b03359a24f41420bf3bfc3f",
          *         "username": "ada",
-         *         "role": "user",
-         *         "firstName": "Ada",
-         *         "socialLinks": {
-         *           "website": "https://ada.example.com"
-         *         },
-         *         "createdAt": "2026-11-22T18:34:02.263Z",
-         *         "updatedAt": "2026-11-22T18:34:02.263Z"
+         *         "firstName": "Ada"
          *       },
-         *       "viewsCount": 0,
          *       "likesCount": 0,
          *       "commentsCount": 0,
          *       "status": "published",
          *       "publishedAt": "2026-11-22T18:34:02.263Z",
-         *       "createdAt": "2026-11-22T18:34:02.263Z",
-         *       "updatedAt": "2026-11-22T18:34:02.263Z",
          *       "likedByMe": false
          *     }
          */
@@ -1128,24 +1116,14 @@ export interface components {
             readingTime: number;
             /** @description Normalised: lowercase letters, digits and single hyphens, 1 to 30 characters; empty when none */
             tags: string[];
+            /** @description One image for the card: the banner's narrowest variant at least 640 pixels wide (else its widest), or the banner itself while it has no variants; the Blog carries every size */
             banner: {
                 /** Format: uri */
                 url: string;
                 width: number;
                 height: number;
-                /** @description The banner resized, narrowest first, for `srcset` (`url` + " " + `width` + "w"); empty for a banner stored before variants until `npm run banners:backfill` makes them */
-                variants?: {
-                    /** Format: uri */
-                    url: string;
-                    width: number;
-                    height: number;
-                    /** @enum {string} */
-                    format: "webp";
-                }[];
             };
-            /** @description The full User for admin viewers; a PublicUser (no email) for everyone else */
-            author: components["schemas"]["User"] | components["schemas"]["PublicUser"];
-            viewsCount: number;
+            author: components["schemas"]["AuthorCard"];
             likesCount: number;
             commentsCount: number;
             /** @enum {string} */
@@ -1154,8 +1132,6 @@ export interface components {
             publishedAt: components["schemas"]["DateTime"] | null;
             /** @description When a scheduled draft goes live by itself; only on scheduled drafts, which only admins see */
             publishAt?: components["schemas"]["DateTime"];
-            createdAt: components["schemas"]["DateTime"];
-            updatedAt: components["schemas"]["DateTime"];
             /** @description Whether the signed-in user likes this blog */
             likedByMe: boolean;
             snippet?: components["schemas"]["Snippet"];
@@ -1311,24 +1287,14 @@ export interface components {
             readingTime: number;
             /** @description Normalised: lowercase letters, digits and single hyphens, 1 to 30 characters; empty when none */
             tags: string[];
+            /** @description One image for the card: the banner's narrowest variant at least 640 pixels wide (else its widest), or the banner itself while it has no variants; the Blog carries every size */
             banner: {
                 /** Format: uri */
                 url: string;
                 width: number;
                 height: number;
-                /** @description The banner resized, narrowest first, for `srcset` (`url` + " " + `width` + "w"); empty for a banner stored before variants until `npm run banners:backfill` makes them */
-                variants?: {
-                    /** Format: uri */
-                    url: string;
-                    width: number;
-                    height: number;
-                    /** @enum {string} */
-                    format: "webp";
-                }[];
             };
-            /** @description The full User for admin viewers; a PublicUser (no email) for everyone else */
-            author: components["schemas"]["User"] | components["schemas"]["PublicUser"];
-            viewsCount: number;
+            author: components["schemas"]["AuthorCard"];
             likesCount: number;
             commentsCount: number;
             /** @enum {string} */
@@ -1337,8 +1303,6 @@ export interface components {
             publishedAt: components["schemas"]["DateTime"] | null;
             /** @description When a scheduled draft goes live by itself; only on scheduled drafts, which only admins see */
             publishAt?: components["schemas"]["DateTime"];
-            createdAt: components["schemas"]["DateTime"];
-            updatedAt: components["schemas"]["DateTime"];
             /** @description Whether the signed-in user likes this blog */
             likedByMe: boolean;
             snippet?: components["schemas"]["Snippet"];
@@ -2780,7 +2744,7 @@ export interface operations {
                  */
                 q?: string;
                 /**
-                 * @description `card`: each blog without `content` (BlogCard); by default the whole Blog Give it at most once.
+                 * @description `card`: each blog as a card shows it (BlogCard: no `content`, one image, the author by name); by default the whole Blog Give it at most once.
                  * @example card
                  */
                 fields?: "card";
@@ -2826,7 +2790,7 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description One page of blogs, newest first unless `sort` says otherwise; non-admins see only published ones. With `fields=card`, BlogCards (no `content`); with `q`, the matches (title matches first unless `sort` is given), each with a `snippet`. `nextCursor` asks for the next page */
+            /** @description One page of blogs, newest first unless `sort` says otherwise; non-admins see only published ones. With `fields=card`, BlogCards (no `content`, one image, the author by name); with `q`, the matches (title matches first unless `sort` is given), each with a `snippet`. `nextCursor` asks for the next page */
             200: {
                 headers: {
                     "RateLimit-Limit": components["headers"]["RateLimitLimit"];
@@ -3097,7 +3061,7 @@ export interface operations {
                  */
                 q?: string;
                 /**
-                 * @description `card`: each blog without `content` (BlogCard); by default the whole Blog Give it at most once.
+                 * @description `card`: each blog as a card shows it (BlogCard: no `content`, one image, the author by name); by default the whole Blog Give it at most once.
                  * @example card
                  */
                 fields?: "card";
@@ -3146,7 +3110,7 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description One page of blogs, newest first unless `sort` says otherwise; non-admins see only published ones. With `fields=card`, BlogCards (no `content`); with `q`, the matches (title matches first unless `sort` is given), each with a `snippet`. `nextCursor` asks for the next page */
+            /** @description One page of blogs, newest first unless `sort` says otherwise; non-admins see only published ones. With `fields=card`, BlogCards (no `content`, one image, the author by name); with `q`, the matches (title matches first unless `sort` is given), each with a `snippet`. `nextCursor` asks for the next page */
             200: {
                 headers: {
                     "RateLimit-Limit": components["headers"]["RateLimitLimit"];

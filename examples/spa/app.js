@@ -83,16 +83,9 @@ if (resetToken) {
   });
 }
 
-// The banner as a responsive image: the browser picks the variant the layout needs (at most the column's
-// 40rem); a blog stored before variants has none, and shows its one banner.
-function bannerImage({ url, width, height, variants = [] }) {
-  const image = Object.assign(document.createElement('img'), { alt: '', width, height });
-  if (variants.length > 0) {
-    image.srcset = variants.map((variant) => `${variant.url} ${variant.width}w`).join(', ');
-    image.sizes = '(max-width: 42rem) calc(100vw - 2rem), 40rem';
-  }
-  image.src = url;
-  return image;
+// A card's banner: one image sized for a card (a whole Blog's `banner.variants` would feed a `srcset`).
+function bannerImage({ url, width, height }) {
+  return Object.assign(document.createElement('img'), { alt: '', width, height, src: url });
 }
 
 // A blog card: its title, its tags as buttons listing that tag's posts, and its banner.

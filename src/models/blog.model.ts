@@ -13,6 +13,8 @@ import {
   BLOG_STATUSES,
   BlogCardSchema,
   BlogSchema,
+  CARD_IMAGE_WIDTH,
+  type BannerVariant,
   type BlogCardView,
   type BlogStatus,
   type BlogView,
@@ -113,8 +115,13 @@ const BannerSchema = BlogSchema.properties.banner;
 
 /** The fields blogView() reads: a projection for lean reads of blogs that are to be shown. */
 export const BLOG_VIEW_FIELDS = STORED_VIEW_KEYS.join(' ');
-/** The same for cards: the content stays in the database. */
-export const BLOG_CARD_FIELDS = STORED_VIEW_KEYS.filter((key) => key !== 'content').join(' ');
+/**
+ * The same for cards: the card's stored fields, and the sort keys (a page's cursor names its last blog's
+ * sort value); the content stays in the database.
+ */
+export const BLOG_CARD_FIELDS = [
+  ...new Set([...keysOf(BlogCardSchema).filter((key) => !PER_VIEWER.includes(key)), ...BLOG_SORT_FIELDS]),
+].join(' ');
 
 /** What a hydrated document would have for fields a lean read of an older record may lack (the schema's defaults). */
 const VIEW_DEFAULTS = Object.fromEntries(
@@ -144,7 +151,10 @@ export function blogView(
   });
 }
 
-/** The same without `content`, for `fields=card`. */
+/**
+ * The blog as a card (`fields=card`): `author` given as a card's author, the banner as one image sized
+ * for a card (the narrowest variant at least CARD_IMAGE_WIDTH wide, else the widest, else the banner).
+ */
 export function blogCardView(
   blog: Record<string, unknown>,
   author: unknown,
@@ -156,7 +166,16 @@ export function blogCardView(
     likedByMe,
     ...(snippet && { snippet }),
     ...olderFields(blog),
+    banner: cardImage(blog.banner as StoredBanner),
   });
+}
+
+type StoredBanner = { url: string; width: number; height: number; variants?: BannerVariant[] };
+
+function cardImage(banner: StoredBanner): BlogCardView['banner'] {
+  const { url, width, height } =
+    banner.variants?.find((variant) => variant.width >= CARD_IMAGE_WIDTH) ?? banner.variants?.at(-1) ?? banner;
+  return { url, width, height };
 }
 
 /**

@@ -4,6 +4,7 @@ import {
   COMMON_RESPONSES,
   EXAMPLE_ID,
   JSON_BODY_RESPONSES,
+  exampleAuthorCard,
   examplePublicUser,
   json,
   ref,
@@ -17,6 +18,7 @@ import {
   BANNER_LIMITS,
   BLOG_LIST_PARAMETERS,
   BLOG_LIST_QUERY,
+  CARD_IMAGE_WIDTH,
   BlogCardPageSchema,
   BlogCardSchema,
   BlogPageSchema,
@@ -69,8 +71,17 @@ const exampleBlog = {
   updatedAt: '2026-11-22T18:34:02.263Z',
   likedByMe: false,
 };
-function cardOf({ content: _content, ...card }: typeof exampleBlog) {
-  return card;
+/** The example blog as a card lists it: one image, the author's names, no content. */
+function cardOf(example: typeof exampleBlog) {
+  const { _id, title, slug, excerpt, readingTime, tags, banner, likesCount, commentsCount } = example;
+  const image = banner.variants.find((variant) => variant.width >= CARD_IMAGE_WIDTH) ?? banner;
+  return {
+    ...{ _id, title, slug, excerpt, readingTime, tags },
+    banner: { url: image.url, width: image.width, height: image.height },
+    author: exampleAuthorCard,
+    ...{ likesCount, commentsCount, status: example.status, publishedAt: example.publishedAt },
+    likedByMe: example.likedByMe,
+  };
 }
 const exampleComment = {
   _id: EXAMPLE_ID,
@@ -134,7 +145,7 @@ const storageDown = respond(
 const blogOk = (description: string) => respond(description, json(schemaRef('BlogResponse'), { blog: exampleBlog }));
 const blogPage = respond(
   'One page of blogs, newest first unless `sort` says otherwise; non-admins see only published ones. With `fields=card`, ' +
-    'BlogCards (no `content`); with `q`, the matches (title matches first unless `sort` is given), each with a `snippet`. ' +
+    'BlogCards (no `content`, one image, the author by name); with `q`, the matches (title matches first unless `sort` is given), each with a `snippet`. ' +
     '`nextCursor` asks for the next page',
   json(
     { anyOf: [schemaRef('BlogPage'), schemaRef('BlogCardPage')] },

@@ -6,7 +6,14 @@
 import { ERROR_CODES } from '../errors/http-errors';
 import { AccessTokenSchema, LoginSchema, UNVERIFIED_EMAIL_MESSAGE } from '../schemas/auth';
 import { DateTimeSchema, ObjectIdSchema, PAGE_QUERY, PAGINATION } from '../schemas/common';
-import { PublicUserSchema, SocialLinksSchema, UserPageSchema, UserResponseSchema, UserSchema } from '../schemas/user';
+import {
+  AuthorCardSchema,
+  PublicUserSchema,
+  SocialLinksSchema,
+  UserPageSchema,
+  UserResponseSchema,
+  UserSchema,
+} from '../schemas/user';
 import {
   HTTP_METHODS,
   type HeaderObject,
@@ -80,6 +87,8 @@ export const exampleUser = {
 };
 const { email: _email, ...examplePublicUser } = exampleUser;
 export { examplePublicUser };
+/** The example user as a blog card names them. */
+export const exampleAuthorCard = { _id: EXAMPLE_ID, username: 'ada', firstName: 'Ada' };
 export const exampleTokens = { accessToken: EXAMPLE_JWT };
 
 export const schemas: Record<string, JsonSchema> = {
@@ -88,6 +97,7 @@ export const schemas: Record<string, JsonSchema> = {
   SocialLinks: SocialLinksSchema,
   User: { ...UserSchema, example: exampleUser },
   PublicUser: { ...PublicUserSchema, example: examplePublicUser },
+  AuthorCard: { ...AuthorCardSchema, example: exampleAuthorCard },
   UserResponse: UserResponseSchema,
   UserPage: UserPageSchema,
   AccessToken: { ...AccessTokenSchema, example: exampleTokens },

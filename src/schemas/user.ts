@@ -81,6 +81,13 @@ export const PublicUserSchema = Type.Omit(UserSchema, ['email', 'emailVerified']
 });
 export type PublicUserView = Static<typeof PublicUserSchema>;
 
+/** A blog card's author: who wrote it, by name, for every viewer; the profile is a GET /users/{userId} away. */
+export const AuthorCardSchema = Type.Pick(PublicUserSchema, ['_id', 'username', 'firstName', 'lastName'], {
+  description: "A card's author: the PublicUser's id and names, the same for every viewer",
+  additionalProperties: false,
+});
+export type AuthorCardView = Static<typeof AuthorCardSchema>;
+
 /**
  * The author of a blog or comment: the full User for admin viewers, a PublicUser for everyone else
  * (null, which the document does not promise, only for an author deleted a moment ago whose blogs and comments are going too).

@@ -25,7 +25,7 @@ import { cardOf, plainTextOf } from '../lib/plain-text';
 import { searchTermsOf } from '../lib/search-text';
 import { CommentModel } from '../models/comment.model';
 import { LikeModel } from '../models/like.model';
-import { USER_VIEW_FIELDS, UserModel, userView } from '../models/user.model';
+import { AUTHOR_CARD_FIELDS, USER_VIEW_FIELDS, UserModel, authorCardView, userView } from '../models/user.model';
 import { countDirect, distinctIds, findDirect, incrementDirect, projectionOf } from '../models/direct-read';
 import type { BannerImage } from './banner-image';
 import { slugBaseFromTitle } from './blog-content';
@@ -47,6 +47,7 @@ const CARD = projectionOf(BLOG_CARD_FIELDS);
 /** A search's cards: the content is read for the snippets, then left out of the card. */
 const CARD_WITH_CONTENT = projectionOf(`${BLOG_CARD_FIELDS} content`);
 const USER_VIEW = projectionOf(USER_VIEW_FIELDS);
+const AUTHOR_CARD = projectionOf(AUTHOR_CARD_FIELDS);
 const LIKED_BLOG = projectionOf('blog');
 
 /** A banner that passed inspection, with the bytes to store and the URL base to store it under. */
@@ -183,10 +184,13 @@ export function createBlogService({ storage, cursors, logger, accounts, events =
     const blogIds = blogs.map((blog) => blog._id);
     const authorIds = distinctIds(blogs.map((blog) => blog.author));
     const [authors, likes] = await Promise.all([
-      findDirect(UserModel, { _id: { $in: authorIds } }, { projection: USER_VIEW }),
+      findDirect(UserModel, { _id: { $in: authorIds } }, { projection: card ? AUTHOR_CARD : USER_VIEW }),
       findDirect(LikeModel, { user: viewer._id, blog: { $in: blogIds } }, { projection: LIKED_BLOG }),
     ]);
-    const authorViews = new Map(authors.map((author) => [String(author._id), authorView(userView(author), viewer)]));
+    const shownAuthor = card
+      ? authorCardView
+      : (author: Record<string, unknown>) => authorView(userView(author), viewer);
+    const authorViews = new Map(authors.map((author) => [String(author._id), shownAuthor(author)]));
     const liked = new Set(likes.map((like) => String(like.blog)));
     const shape = card ? blogCardView : blogView;
     return blogs.map((blog, index) =>
