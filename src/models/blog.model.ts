@@ -13,8 +13,7 @@ import {
   BLOG_STATUSES,
   BlogCardSchema,
   BlogSchema,
-  CARD_IMAGE_WIDTH,
-  type BannerVariant,
+  cardImageOf,
   type BlogCardView,
   type BlogStatus,
   type BlogView,
@@ -151,10 +150,7 @@ export function blogView(
   });
 }
 
-/**
- * The blog as a card (`fields=card`): `author` given as a card's author, the banner as one image sized
- * for a card (the narrowest variant at least CARD_IMAGE_WIDTH wide, else the widest, else the banner).
- */
+/** The blog as a card (`fields=card`): `author` given as a card's author, the banner as one image (cardImageOf). */
 export function blogCardView(
   blog: Record<string, unknown>,
   author: unknown,
@@ -166,16 +162,8 @@ export function blogCardView(
     likedByMe,
     ...(snippet && { snippet }),
     ...olderFields(blog),
-    banner: cardImage(blog.banner as StoredBanner),
+    banner: cardImageOf(blog.banner as Parameters<typeof cardImageOf>[0]),
   });
-}
-
-type StoredBanner = { url: string; width: number; height: number; variants?: BannerVariant[] };
-
-function cardImage(banner: StoredBanner): BlogCardView['banner'] {
-  const { url, width, height } =
-    banner.variants?.find((variant) => variant.width >= CARD_IMAGE_WIDTH) ?? banner.variants?.at(-1) ?? banner;
-  return { url, width, height };
 }
 
 /**

@@ -18,7 +18,6 @@ import {
   BANNER_LIMITS,
   BLOG_LIST_PARAMETERS,
   BLOG_LIST_QUERY,
-  CARD_IMAGE_WIDTH,
   BlogCardPageSchema,
   BlogCardSchema,
   BlogPageSchema,
@@ -27,6 +26,7 @@ import {
   SnippetSchema,
   TagCountSchema,
   TagPageSchema,
+  cardImageOf,
   createBlogBody,
   updateBlogBody,
 } from '../schemas/blog';
@@ -74,10 +74,9 @@ const exampleBlog = {
 /** The example blog as a card lists it: one image, the author's names, no content. */
 function cardOf(example: typeof exampleBlog) {
   const { _id, title, slug, excerpt, readingTime, tags, banner, likesCount, commentsCount } = example;
-  const image = banner.variants.find((variant) => variant.width >= CARD_IMAGE_WIDTH) ?? banner;
   return {
     ...{ _id, title, slug, excerpt, readingTime, tags },
-    banner: { url: image.url, width: image.width, height: image.height },
+    banner: cardImageOf(banner),
     author: exampleAuthorCard,
     ...{ likesCount, commentsCount, status: example.status, publishedAt: example.publishedAt },
     likedByMe: example.likedByMe,

@@ -223,6 +223,19 @@ export const BlogCardSchema = Type.Object(
   { additionalProperties: false },
 );
 export type BlogCardView = Static<typeof BlogCardSchema>;
+
+interface Image {
+  url: string;
+  width: number;
+  height: number;
+}
+/** A banner's card image: its narrowest variant at least CARD_IMAGE_WIDTH wide, else its widest, else the banner. */
+export function cardImageOf(banner: Image & { variants?: readonly Image[] }): Image {
+  const variants = banner.variants ?? [];
+  const { url, width, height } =
+    variants.find((variant) => variant.width >= CARD_IMAGE_WIDTH) ?? variants[variants.length - 1] ?? banner;
+  return { url, width, height };
+}
 export const BlogCardPageSchema = blogPageOf(componentRef('BlogCard', BlogCardSchema));
 
 // ---- the list queries -------------------------------------------------------------------------------

@@ -168,9 +168,9 @@ export function createBlogService({ storage, cursors, logger, accounts, events =
   }
 
   /**
-   * Blogs as the viewer sees them, from lean reads (or toObject() of a document): the authors and whether
-   * the viewer liked each come from one batched query each, run side by side, and every blog is shaped
-   * in one pass (each author only once per page).
+   * Blogs as the viewer sees them, from lean reads (or toObject() of a document), or as cards: the authors
+   * (a card's by name only) and whether the viewer liked each come from one batched query each, run side by
+   * side, and every blog is shaped in one pass (each author only once per page).
    */
   async function present(blogs: Record<string, unknown>[], viewer: Viewer): Promise<BlogView[]>;
   async function present(
