@@ -2,12 +2,13 @@
  * AUTH_CACHE_TTL_MS (5 s by default): reads may rely on a session check this instance made before, for at
  * most that long; writes always ask the database, and so does a refusal for want of a right. A change
  * announced on an instance (a logout, a profile or password change, a deletion) drops what it kept for
- * the user at once. Two apps on one database stand for two instances without Redis, which hear only their
+ * the user at once; the authors that blogs show are kept the same way. Two apps on one database stand for two instances without Redis, which hear only their
  * own announcements (with Redis every instance hears them: tests/scale-out.test.ts).
  */
 import type { Express } from 'express';
 import { UserModel } from '../src/models/user.model';
-import { SessionCache } from '../src/lib/session-cache';
+import { UserCache } from '../src/lib/user-cache';
+import { createBlog } from './helpers/blogs';
 import { useTestApp } from './helpers/test-app';
 import { agent } from './helpers/agent';
 import { registerAdmin, registerUser, type SignedInUser } from './helpers/users';
@@ -111,6 +112,42 @@ describe('a change announced on this instance', () => {
   });
 });
 
+describe('the authors that blogs show, kept as the session checks are', () => {
+  const authorOf = async (api: typeof here, viewer: SignedInUser, slug: string) => [
+    (await api.as(viewer).get(`/blogs/${slug}`).expect(200)).body.blog.author.firstName,
+    (await api.as(viewer).get('/blogs/?fields=card&limit=50').expect(200)).body.blogs.find(
+      (card: { slug: string }) => card.slug === slug,
+    ).author.firstName,
+  ];
+
+  // the file's other admin is admin@example.com, deleted on the way
+  let admin: SignedInUser;
+  let reader: SignedInUser;
+  beforeAll(async () => {
+    [admin, reader] = await Promise.all([registerAdmin(ctx.app, 'chief@example.com'), registerUser(ctx.app)]);
+  });
+
+  it("show the author's profile change here at once, on blogs and cards", async () => {
+    const { slug } = await createBlog(cached, admin, { status: 'published' });
+    expect(await authorOf(here, reader, slug)).toEqual([undefined, undefined]);
+
+    expect((await here.as(admin).put('/users/current').send({ first_name: 'Grace' })).status).toBe(200);
+
+    expect(await authorOf(here, reader, slug)).toEqual(['Grace', 'Grace']);
+  });
+
+  it('show a change not announced here (another instance, the database) once the time set has passed', async () => {
+    const shortLived = agent(ctx.buildApp({ AUTH_CACHE_TTL_MS: '200' }).app);
+    const { slug } = await createBlog(ctx.app, admin, { status: 'published' });
+    await authorOf(shortLived, reader, slug);
+
+    await UserModel.updateOne({ _id: admin.user._id }, { firstName: 'Edsger' });
+    await pause(250);
+
+    expect(await authorOf(shortLived, reader, slug)).toEqual(['Edsger', 'Edsger']);
+  });
+});
+
 describe('AUTH_CACHE_TTL_MS', () => {
   it('is 5 seconds unless set', () => {
     expect(ctx.config.authCacheTtlMs).toBe(5000);
@@ -128,9 +165,9 @@ describe('AUTH_CACHE_TTL_MS', () => {
   });
 });
 
-describe('SessionCache', () => {
+describe('UserCache', () => {
   const clock = { now: 1_000 };
-  const cache = () => new SessionCache<string>(100, 3, () => clock.now);
+  const cache = () => new UserCache<string>(100, 3, () => clock.now);
 
   it('answers a kept check until its time is up, for the same user only', () => {
     const sessions = cache();

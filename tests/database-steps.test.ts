@@ -4,7 +4,7 @@
  * commands sent while another is in flight (Promise.all) share its step. Issue 11's budget: an
  * authenticated request spends at most 1 step before its handler; a list page and a slug read at most 3.
  * The app here checks every session in the database (AUTH_CACHE_TTL_MS=0), so the steps counted are those
- * of a session not checked lately; the last test counts a read whose session check was kept.
+ * of a session not checked lately; two tests count reads whose session check and authors were kept.
  */
 import type { CommandStartedEvent, CommandSucceededEvent, CommandFailedEvent } from 'mongodb';
 import mongoose from 'mongoose';
@@ -81,6 +81,15 @@ describe('database steps per request', () => {
     const steps = await stepsOf(() => cached.as(reader).get('/users/current'));
 
     expect(steps).toEqual([]);
+  });
+
+  it('reads no author an earlier read of this instance read (AUTH_CACHE_TTL_MS): a slug in 2 steps', async () => {
+    const cached = agent(ctx.buildApp({ AUTH_CACHE_TTL_MS: '60000' }).app);
+    expect((await cached.as(reader).get(`/blogs/${slug}`)).status).toBe(200);
+
+    const steps = await stepsOf(() => cached.as(reader).get(`/blogs/${slug}`));
+
+    expect(steps.map((step) => step.commands)).toEqual([['findAndModify blogs'], ['find likes']]);
   });
 
   it('answers an invalid token without reading the database', async () => {

@@ -319,8 +319,9 @@ export interface Config {
    */
   publicCache: PublicCachePolicy;
   /**
-   * How long a GET or HEAD may rely on a session and user this instance checked before (0: off). A logout,
-   * a role change or a deletion made elsewhere shows on such reads within this time; writes always check.
+   * How long a GET or HEAD may rely on a session and user this instance checked before, and blogs on the
+   * authors it read (0: off). A logout, a role or profile change or a deletion made elsewhere shows on such
+   * reads within this time; writes always check.
    */
   authCacheTtlMs: number;
   /** A change of password or email through PUT /users/current must carry the current password; off by default. */

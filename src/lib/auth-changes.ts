@@ -1,7 +1,7 @@
 /**
  * Changes to what a session check finds: a logout, a password or profile change, a deletion, a new role.
  * The services that make them announce the user once the change is stored and before the request is
- * answered; listeners (the cache of session checks, lib/session-cache.ts) drop what they kept for that
+ * answered; listeners (the caches of session checks and authors, lib/user-cache.ts) drop what they kept for that
  * user. In one process the announcement is heard at once; with Redis (lib/redis.ts) every instance
  * subscribed to its channel hears it too.
  */

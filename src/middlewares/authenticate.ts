@@ -4,7 +4,7 @@
  * and not be in the middle of being deleted.
  *
  * A GET or HEAD may rely on the same check made by an earlier request of this instance, for at most
- * AUTH_CACHE_TTL_MS (lib/session-cache.ts), unless a change to that user was announced meanwhile
+ * AUTH_CACHE_TTL_MS (lib/user-cache.ts), unless a change to that user was announced meanwhile
  * (lib/auth-changes.ts); every other method asks the database. A refusal for want of a right never rests
  * on a kept check: authorize() asks the database again first (res.locals.checkSessionAgain).
  */
@@ -13,7 +13,7 @@ import type { Types } from 'mongoose';
 import { AuthenticationError } from '../errors/http-errors';
 import type { AuthChanges } from '../lib/auth-changes';
 import type { TokenClaims } from '../lib/jwt';
-import { SessionCache } from '../lib/session-cache';
+import { UserCache } from '../lib/user-cache';
 import { ACTIVE_ACCOUNT, UserModel, type UserDocument } from '../models/user.model';
 import type { SessionService } from '../services/session.service';
 
@@ -30,7 +30,7 @@ export interface AuthenticateOptions {
 
 export function authenticate(sessions: SessionService, { cacheTtlMs, authChanges }: AuthenticateOptions) {
   const cache =
-    cacheTtlMs > 0 ? new SessionCache<{ sessionId: Types.ObjectId; user: UserDocument }>(cacheTtlMs) : undefined;
+    cacheTtlMs > 0 ? new UserCache<{ sessionId: Types.ObjectId; user: UserDocument }>(cacheTtlMs) : undefined;
   if (cache) authChanges.listen(cache);
 
   /** Asks the database; what a read finds is kept for the next reads of the session. */

@@ -77,10 +77,7 @@ userSchema.index({ createdAt: -1, _id: -1 });
 /** The fields userView() reads: a projection for lean reads of users that are to be shown (never the hash). */
 export const USER_VIEW_FIELDS = keysOf(UserSchema).join(' ');
 
-/** The same for a blog card's author (AuthorCardSchema): ids and names only. */
-export const AUTHOR_CARD_FIELDS = keysOf(AuthorCardSchema).join(' ');
-
-/** A blog card's author, from a lean read of AUTHOR_CARD_FIELDS: the same for every viewer. */
+/** A blog card's author (AuthorCardSchema), from a lean read of USER_VIEW_FIELDS: the same for every viewer. */
 export function authorCardView(user: Record<string, unknown>): AuthorCardView {
   return viewOf(AuthorCardSchema, user);
 }

@@ -10,6 +10,7 @@ import type { Types } from 'mongoose';
 import { BadRequest, NotFound, RequestValidationError } from '../errors/http-errors';
 import { queryFingerprint, type CursorCodec } from '../lib/list-cursor';
 import type { Logger } from '../lib/logger';
+import type { UserCache } from '../lib/user-cache';
 import { ANONYMOUS_VIEWER } from '../lib/request-locals';
 import { duplicateKeyField } from '../lib/mongo-errors';
 import {
@@ -25,7 +26,7 @@ import { cardOf, plainTextOf } from '../lib/plain-text';
 import { searchTermsOf } from '../lib/search-text';
 import { CommentModel } from '../models/comment.model';
 import { LikeModel } from '../models/like.model';
-import { AUTHOR_CARD_FIELDS, USER_VIEW_FIELDS, UserModel, authorCardView, userView } from '../models/user.model';
+import { USER_VIEW_FIELDS, UserModel, authorCardView, userView } from '../models/user.model';
 import { countDirect, distinctIds, findDirect, incrementDirect, projectionOf } from '../models/direct-read';
 import type { BannerImage } from './banner-image';
 import { slugBaseFromTitle } from './blog-content';
@@ -47,7 +48,6 @@ const CARD = projectionOf(BLOG_CARD_FIELDS);
 /** A search's cards: the content is read for the snippets, then left out of the card. */
 const CARD_WITH_CONTENT = projectionOf(`${BLOG_CARD_FIELDS} content`);
 const USER_VIEW = projectionOf(USER_VIEW_FIELDS);
-const AUTHOR_CARD = projectionOf(AUTHOR_CARD_FIELDS);
 const LIKED_BLOG = projectionOf('blog');
 
 /** A banner that passed inspection, with the bytes to store and the URL base to store it under. */
@@ -119,6 +119,8 @@ interface BlogServiceDeps {
   accounts: Pick<AccountService, 'assertAccountActive'>;
   /** Where publications, updates and deletions are recorded for webhooks. */
   events?: EventRecorder;
+  /** The authors read lately (AUTH_CACHE_TTL_MS, voided by announced changes); without it every page reads them. */
+  authors?: UserCache<Record<string, unknown>>;
 }
 
 /** The event a blog's write makes: ids carry the write's time, so recording one write twice is a no-op. */
@@ -133,7 +135,14 @@ function updateEventName(before: string, after: string): EventName {
   return 'blog.updated';
 }
 
-export function createBlogService({ storage, cursors, logger, accounts, events = ignoreEvents }: BlogServiceDeps) {
+export function createBlogService({
+  storage,
+  cursors,
+  logger,
+  accounts,
+  events = ignoreEvents,
+  authors,
+}: BlogServiceDeps) {
   /** The banner with its variants, as the blog records it. */
   async function storeBanner({ data, image, baseUrl }: BannerInput) {
     const { width, height } = image;
@@ -182,20 +191,35 @@ export function createBlogService({ storage, cursors, logger, accounts, events =
   async function present(blogs: Record<string, unknown>[], viewer: Viewer, card = false, snippets?: SnippetView[]) {
     if (blogs.length === 0) return [];
     const blogIds = blogs.map((blog) => blog._id);
-    const authorIds = distinctIds(blogs.map((blog) => blog.author));
-    const [authors, likes] = await Promise.all([
-      findDirect(UserModel, { _id: { $in: authorIds } }, { projection: card ? AUTHOR_CARD : USER_VIEW }),
+    const [found, likes] = await Promise.all([
+      readAuthors(distinctIds(blogs.map((blog) => blog.author))),
       findDirect(LikeModel, { user: viewer._id, blog: { $in: blogIds } }, { projection: LIKED_BLOG }),
     ]);
     const shownAuthor = card
       ? authorCardView
       : (author: Record<string, unknown>) => authorView(userView(author), viewer);
-    const authorViews = new Map(authors.map((author) => [String(author._id), shownAuthor(author)]));
+    const authorViews = new Map(found.map((author) => [String(author._id), shownAuthor(author)]));
     const liked = new Set(likes.map((like) => String(like.blog)));
     const shape = card ? blogCardView : blogView;
     return blogs.map((blog, index) =>
       shape(blog, authorViews.get(String(blog.author)) ?? null, liked.has(String(blog._id)), snippets?.[index]),
     );
+  }
+
+  /** The authors of a page as stored (their view's fields): those read lately from the cache, the others in one query. */
+  async function readAuthors(ids: ReturnType<typeof distinctIds>): Promise<Record<string, unknown>[]> {
+    if (!authors) return findDirect(UserModel, { _id: { $in: ids } }, { projection: USER_VIEW });
+    const kept: Record<string, unknown>[] = [];
+    const missing = ids.filter((id) => {
+      const author = authors.get(String(id), String(id));
+      if (author) kept.push(author);
+      return !author;
+    });
+    if (missing.length === 0) return kept;
+    const mark = authors.mark();
+    const read = await findDirect(UserModel, { _id: { $in: missing } }, { projection: USER_VIEW });
+    for (const author of read) authors.keep(mark, String(author._id), String(author._id), author);
+    return kept.concat(read);
   }
 
   /**
