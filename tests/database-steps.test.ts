@@ -92,6 +92,14 @@ describe('database steps per request', () => {
     expect(steps.map((step) => step.commands)).toEqual([['findAndModify blogs'], ['find likes']]);
   });
 
+  it('reads no likes for an anonymous reader (PUBLIC_READS): a slug in 2 steps', async () => {
+    const publicApp = ctx.buildApp({ AUTH_CACHE_TTL_MS: '0', PUBLIC_READS: 'true' }).app;
+
+    const steps = await stepsOf(() => request(publicApp).get(`/api/v1/blogs/${slug}`));
+
+    expect(steps.map((step) => step.commands)).toEqual([['findAndModify blogs'], ['find users']]);
+  });
+
   it('answers an invalid token without reading the database', async () => {
     const steps = await stepsOf(() => api.as('a.b.c').get('/users/current'), 401);
     expect(steps).toEqual([]);

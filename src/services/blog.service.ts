@@ -193,7 +193,10 @@ export function createBlogService({
     const blogIds = blogs.map((blog) => blog._id);
     const [found, likes] = await Promise.all([
       readAuthors(distinctIds(blogs.map((blog) => blog.author))),
-      findDirect(LikeModel, { user: viewer._id, blog: { $in: blogIds } }, { projection: LIKED_BLOG }),
+      // an anonymous reader (PUBLIC_READS) likes nothing
+      viewer._id.equals(ANONYMOUS_VIEWER._id)
+        ? []
+        : findDirect(LikeModel, { user: viewer._id, blog: { $in: blogIds } }, { projection: LIKED_BLOG }),
     ]);
     const shownAuthor = card
       ? authorCardView
