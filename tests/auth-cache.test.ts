@@ -2,8 +2,9 @@
  * AUTH_CACHE_TTL_MS (5 s by default): reads may rely on a session check this instance made before, for at
  * most that long; writes always ask the database, and so does a refusal for want of a right. A change
  * announced on an instance (a logout, a profile or password change, a deletion) drops what it kept for
- * the user at once; the authors that blogs show are kept the same way. Two apps on one database stand for two instances without Redis, which hear only their
- * own announcements (with Redis every instance hears them: tests/scale-out.test.ts).
+ * the user at once; the authors that blogs show are kept the same way. Two apps on one database stand
+ * for two instances without Redis, which hear only their own announcements (with Redis every instance
+ * hears them: tests/scale-out.test.ts).
  */
 import type { Express } from 'express';
 import { UserModel } from '../src/models/user.model';
