@@ -92,22 +92,6 @@ export async function connectDatabase(options: ConnectOptions): Promise<typeof m
   return connection;
 }
 
-/** A find whose `.lean()` result may be read as raw BSON: what Mongoose's find queries are. */
-interface LeanFind {
-  lean(): { setOptions(options: { raw: true }): PromiseLike<unknown> };
-}
-
-/**
- * `query.lean()`, with the documents decoded once. With command events on (MONGODB_COMMAND_METRICS), the driver
- * decodes a reply in full for its event and the cursor then decodes the documents again: twice ~120 KB
- * of BSON for a page of 20 blogs. Asked for raw, the event keeps the batch as bytes, decoded here once.
- * Mongoose still casts the filter and runs its hooks (the read deadline). Cursor reads (find) only.
- */
-export async function leanDecodedOnce<T = Record<string, unknown>>(query: LeanFind): Promise<T[]> {
-  const batch = (await query.lean().setOptions({ raw: true })) as Uint8Array[];
-  return batch.map((bytes) => mongoose.mongo.BSON.deserialize(bytes) as T);
-}
-
 export async function disconnectDatabase(): Promise<void> {
   await mongoose.disconnect();
 }

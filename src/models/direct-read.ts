@@ -4,8 +4,9 @@
  * wrapper) cost about half as much CPU again as the driver's own work on such a page
  * (docs/performance.md, "Found in the profile"); these reads skip it. So their filters, sorts and
  * projections must already be in the driver's terms (ObjectIds, Dates, projection objects). Every read
- * gets the request's read deadline, as read-deadline.ts gives Mongoose's reads, and the documents of a
- * find are decoded once (lib/database.ts leanDecodedOnce says why).
+ * gets the request's read deadline, as read-deadline.ts gives Mongoose's reads. A find's documents come
+ * as raw BSON and are decoded here once: with command events on (MONGODB_COMMAND_METRICS) the driver
+ * would otherwise decode a reply in full for its event and the cursor decode it again.
  */
 import { mongo, type Connection } from 'mongoose';
 import { requestReadDeadline } from './read-deadline';
