@@ -235,8 +235,9 @@ export function createBlogService({
     if (search && page.sort === undefined)
       return searchBlogs(viewer, buildBlogListQuery(viewer, page).filter, search, page);
     const plan = buildBlogListQuery(viewer, page, search?.filter);
-    const fingerprint = queryFingerprint([plan.filter, plan.sort]);
-    const position = page.cursor === undefined ? null : cursors.decode(page.cursor, fingerprint);
+    // worked out only when a cursor is read or written: a last page (or a deep one) needs none
+    const fingerprint = () => queryFingerprint([plan.filter, plan.sort]);
+    const position = page.cursor === undefined ? null : cursors.decode(page.cursor, fingerprint());
     if (page.cursor !== undefined && !position)
       throw RequestValidationError.forField(
         'cursor',
@@ -256,7 +257,7 @@ export function createBlogService({
     const blogs = found.slice(0, page.limit);
     const last = found.length > page.limit ? blogs[blogs.length - 1] : undefined;
     const nextCursor = last
-      ? cursors.encode(fingerprint, { value: sortValueOf(plan, last), id: String(last._id) })
+      ? cursors.encode(fingerprint(), { value: sortValueOf(plan, last), id: String(last._id) })
       : null;
     const snippets = search && blogs.map((blog) => blogSnippet(blog, search));
     return { total, blogs: await present(blogs, viewer, page.card ?? false, snippets), nextCursor };
