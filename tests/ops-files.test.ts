@@ -128,9 +128,10 @@ describe('Dockerfile', () => {
   const runtime = stages.at(-1)!;
   const inRuntime = (keyword: string) => runtime.instructions.filter((instruction) => instruction.keyword === keyword);
 
-  it('builds in a "build" stage and runs in a final "runtime" stage, both on a small Node 20 image', () => {
+  it('builds in a "build" stage and runs in a final "runtime" stage, both on the same small Node 24 (LTS) image', () => {
     expect(stages.map((stage) => stage.name)).toEqual(['build', 'runtime']);
-    for (const stage of stages) expect(stage.from).toMatch(/^node:20-(slim|alpine)/);
+    for (const stage of stages) expect(stage.from).toMatch(/^node:24-(slim|alpine)/);
+    expect(stages[0].from).toBe(stages[1].from);
   });
 
   it('compiles with the dev dependencies in the build stage', () => {

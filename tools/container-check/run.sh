@@ -7,7 +7,7 @@
 #
 #   bash tools/container-check/run.sh      (as root, or with sudo: installs podman when missing)
 #
-# Installs podman, runc and debootstrap when missing (Debian, bounded), makes the local node:20-slim
+# Installs podman, runc and debootstrap when missing (Debian, bounded), makes the local node:<major>-slim
 # once (make-base.sh), and caches only outside the repository (podman's own store; its configuration
 # in ~/.cache/blog-api-container-check). Logs of each step go to artifacts/container-check/. Skips, with one line, only where podman cannot run at all.
 set -euo pipefail
@@ -18,7 +18,8 @@ skip() { say "SKIPPED: podman cannot run here ($*); nothing about the image was 
 fail() { say "FAILED: $*" >&2; exit 1; }
 
 IMAGE=localhost/blog-api:check
-BASE=docker.io/library/node:20-slim
+# the base the Dockerfile names (node:<major>-slim), made locally by make-base.sh
+BASE=docker.io/library/$(awk '$1 == "FROM" { print $2; exit }' Dockerfile)
 CACHE=${CONTAINER_CHECK_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/blog-api-container-check}
 
 # ---- root, then podman, runc, debootstrap ----
