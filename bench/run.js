@@ -440,7 +440,7 @@ async function main() {
     // the CPU profile's summary leaves out what came before (start-up, seeding logins, the equivalence check)
     results.profileFromMs = Date.now() - apiSpawnedAt;
     log(
-      `read scenarios: ${settings.connections} connections, ${settings.duration} s each (after ${settings.warmup} s warm-up)`,
+      `read scenarios: ${settings.connections} connections, ${settings.duration} s each (after ${settings.warmup} s warm-up), on Node ${process.version}`,
     );
     for (const scenario of readScenarios()) if (wanted(scenario.name)) await runRead(scenario);
     // the issue's target for cards: a page of 20 at most 10 % of the full page's bytes (measured here
@@ -690,7 +690,7 @@ async function main() {
   fs.writeFileSync(path.join(RESULTS_DIR, `bench-${stamp}.json`), `${JSON.stringify(results, null, 2)}\n`);
   fs.writeFileSync(path.join(RESULTS_DIR, 'latest.json'), `${JSON.stringify(results, null, 2)}\n`);
   if (results.rows.some((row) => row.floor)) {
-    const subtitle = `${results.startedAt.slice(0, 16).replace('T', ' ')} UTC · ${results.machine.cpus} · ${settings.connections} connections, ${settings.duration} s per scenario · ${settings.blogs} blogs`;
+    const subtitle = `${results.startedAt.slice(0, 16).replace('T', ' ')} UTC · ${results.machine.cpus} · Node ${results.machine.node} · ${settings.connections} connections, ${settings.duration} s per scenario · ${settings.blogs} blogs`;
     fs.writeFileSync(
       path.join(__dirname, 'chart.svg'),
       renderChart(results.rows, { title: 'Blog API reads: requests per second, ours beside the floor', subtitle }),
