@@ -40,7 +40,7 @@ import { createWebhookService } from './services/webhook.service';
 import { createPreviewLinks } from './services/preview-links';
 import { createTrashService } from './services/trash.service';
 import { createCursorCodec } from './lib/list-cursor';
-import { UserCache } from './lib/user-cache';
+import { userCacheFor } from './lib/user-cache';
 import { createEngagementService } from './services/engagement.service';
 import { createFeedService } from './services/feed.service';
 import type { EventRecorder } from './services/events';
@@ -143,9 +143,7 @@ export function createApp({
   });
   const accounts = createAccountService({ authChanges });
   // the authors that blogs show, kept as the session checks are (AUTH_CACHE_TTL_MS, lib/user-cache.ts)
-  const authorCache =
-    config.authCacheTtlMs > 0 ? new UserCache<Record<string, unknown>>(config.authCacheTtlMs) : undefined;
-  if (authorCache) authChanges.listen(authorCache);
+  const authorCache = userCacheFor<Record<string, unknown>>(config.authCacheTtlMs, authChanges);
   const blogs = createBlogService({
     storage,
     cursors: createCursorCodec(config.jwt.accessSecret),

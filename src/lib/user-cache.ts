@@ -6,6 +6,8 @@
  * entries, and a read that was under way when it came is not kept; whatever is not announced (an edit made
  * directly in the database) shows within the time bound.
  */
+import type { AuthChanges } from './auth-changes';
+
 export class UserCache<V> {
   private readonly entries = new Map<string, { userId: string; value: V; expiresAt: number }>();
   /** The keys kept for each user, so that forgetting a user does not scan every entry. */
@@ -66,4 +68,12 @@ export class UserCache<V> {
     keys?.delete(key);
     if (keys?.size === 0) this.keysOfUser.delete(entry.userId);
   }
+}
+
+/** A cache for `ttlMs` (none when 0) that the announced changes void. */
+export function userCacheFor<V>(ttlMs: number, authChanges: AuthChanges): UserCache<V> | undefined {
+  if (ttlMs <= 0) return undefined;
+  const cache = new UserCache<V>(ttlMs);
+  authChanges.listen(cache);
+  return cache;
 }

@@ -13,7 +13,7 @@ import type { Types } from 'mongoose';
 import { AuthenticationError } from '../errors/http-errors';
 import type { AuthChanges } from '../lib/auth-changes';
 import type { TokenClaims } from '../lib/jwt';
-import { UserCache } from '../lib/user-cache';
+import { userCacheFor } from '../lib/user-cache';
 import { ACTIVE_ACCOUNT, UserModel, type UserDocument } from '../models/user.model';
 import type { SessionService } from '../services/session.service';
 
@@ -29,9 +29,7 @@ export interface AuthenticateOptions {
 }
 
 export function authenticate(sessions: SessionService, { cacheTtlMs, authChanges }: AuthenticateOptions) {
-  const cache =
-    cacheTtlMs > 0 ? new UserCache<{ sessionId: Types.ObjectId; user: UserDocument }>(cacheTtlMs) : undefined;
-  if (cache) authChanges.listen(cache);
+  const cache = userCacheFor<{ sessionId: Types.ObjectId; user: UserDocument }>(cacheTtlMs, authChanges);
 
   /** Asks the database; what a read finds is kept for the next reads of the session. */
   async function check(req: Request, res: Response, token: string, claims: TokenClaims | undefined) {

@@ -73,13 +73,22 @@ const exampleBlog = {
 };
 /** The example blog as a card lists it: one image, the author's names, no content. */
 function cardOf(example: typeof exampleBlog) {
-  const { _id, title, slug, excerpt, readingTime, tags, banner, likesCount, commentsCount } = example;
+  const { _id, title, slug, excerpt, readingTime, tags, banner, likesCount, commentsCount, status } = example;
+  const { publishedAt, likedByMe } = example;
   return {
-    ...{ _id, title, slug, excerpt, readingTime, tags },
+    _id,
+    title,
+    slug,
+    excerpt,
+    readingTime,
+    tags,
     banner: cardImageOf(banner),
     author: exampleAuthorCard,
-    ...{ likesCount, commentsCount, status: example.status, publishedAt: example.publishedAt },
-    likedByMe: example.likedByMe,
+    likesCount,
+    commentsCount,
+    status,
+    publishedAt,
+    likedByMe,
   };
 }
 const exampleComment = {
