@@ -4,29 +4,23 @@
  * (If-None-Match → 304, Express's freshness check); a signed-in reader's answers stay `private`. Both vary on
  * Authorization, so that no cache hands the anonymous page to a signed-in reader or the reverse.
  */
-import { hash } from 'node:crypto';
 import type { NextFunction, Request, RequestHandler, Response } from 'express';
 import type { PublicCachePolicy } from '../config';
 
 const isRead = (req: Request) => req.method === 'GET' || req.method === 'HEAD';
 
 /**
- * A weak ETag (the body is gzipped or not on the way out) of the serialised body: one SHA-1 pass over bytes
- * already in memory, the hash Express itself uses, set before Express would, so that it is never computed twice.
+ * Marks a successful answer public when it is sent (errors and other statuses keep no cache headers of ours).
+ * Its ETag is Express's own weak one, of the bytes Express encodes the body into anyway: hashing the string
+ * here would encode it to UTF-8 a second time, which for a page with any character beyond Latin-1 (an
+ * excerpt's ellipsis) costs more than the hash.
  */
-function weakEtagOf(body: string | Buffer): string {
-  const length = typeof body === 'string' ? Buffer.byteLength(body) : body.length;
-  return `W/"${length.toString(16)}-${hash('sha1', body, 'base64url')}"`;
-}
-
-/** Marks a successful answer public when it is sent (errors and other statuses keep no cache headers of ours). */
 function sendPublicly(res: Response, cacheControl: string, varyOnAuthorization: boolean): void {
   const send = res.send;
   res.send = function sendWithCacheHeaders(this: Response, body?: unknown) {
     if (this.statusCode === 200 && (typeof body === 'string' || Buffer.isBuffer(body))) {
       this.set('Cache-Control', cacheControl);
       if (varyOnAuthorization) this.vary('Authorization');
-      this.set('ETag', weakEtagOf(body));
     }
     return send.call(this, body);
   } as Response['send'];
