@@ -166,6 +166,18 @@ describe('cursors', () => {
     }
   });
 
+  it('walks an admin’s every post, drafts included, by creation date both ways', async () => {
+    const everything = (await BlogModel.find({}, 'status createdAt').lean()).map((blog) => ({
+      ...blog,
+      _id: String(blog._id),
+    })) as unknown as Stored[];
+    expect(everything.some((blog) => blog.status === 'draft')).toBe(true);
+    for (const key of ['-createdAt', 'createdAt']) {
+      const seen = await walk(admin, `sort=${key}&limit=3`, async () => undefined);
+      expect(seen).toEqual(expectedOrder(everything, key));
+    }
+  });
+
   it('answers nextCursor null on the last page, on both lists', async () => {
     expect((await api.as(admin).get('/blogs/?tag=sorted').expect(200)).body.nextCursor).toBeNull();
     const ofUser = await api.as(admin).get(`/blogs/user/${admin.user._id}?tag=sorted&limit=1`).expect(200);

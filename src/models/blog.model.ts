@@ -98,7 +98,7 @@ for (const field of BLOG_SORT_FIELDS) {
   // one author's posts: GET /blogs/user/{userId} and `author=`; account deletion finds blogs by author too
   blogSchema.index({ author: 1, status: 1, [field]: -1, _id: -1 });
 }
-// every blog newest first without a status named (the bench floor's admin list, admin tools)
+// every blog newest first without a status named: an admin's page of every post (services/blog-list-query.ts)
 blogSchema.index({ createdAt: -1, _id: -1 });
 // the publish scheduler's pass: due drafts, and publications whose event is not recorded yet (sparse: few have either)
 blogSchema.index({ publishAt: 1 }, { sparse: true });

@@ -3,7 +3,8 @@
  * status, publication dates, sort): a Mongo filter and sort, to which another fragment (a search's)
  * can be merged before the cursor's keyset condition is added. Every filter names `status` (one value,
  * or both for admins), so each list is served by the indexes of models/blog.model.ts that lead with an
- * equality (tags, author) then status, the sort key and _id; see docs/performance.md.
+ * equality (tags, author) then status, the sort key and _id; see docs/performance.md. One exception, for
+ * the page only: an admin's every post in creation order is read on the {createdAt, _id} index alone.
  */
 import { Types } from 'mongoose';
 import { RequestValidationError } from '../errors/http-errors';
@@ -24,12 +25,18 @@ export interface BlogListFilters {
 
 export type BlogFilter = Record<string, unknown>;
 export interface BlogListPlan {
+  /** What the list holds: its total counts it, its cursors are bound to it. */
   filter: BlogFilter;
+  /** What a page is read with: the same posts, in terms the best index for the order takes. */
+  pageFilter: BlogFilter;
   /** The sort key and its direction; `_id` breaks ties the same way, so the order is total. */
   field: 'createdAt' | 'publishedAt' | 'likesCount' | 'viewsCount';
   direction: 1 | -1;
   sort: Record<string, 1 | -1>;
 }
+
+/** The fields that lead a list's index before its status (models/blog.model.ts). */
+const INDEX_PREFIXES = new Set(['tags', 'author', 'searchTerms']);
 
 /** The spec's order: creation date, newest first. */
 export const DEFAULT_BLOG_SORT: BlogSortKey = '-createdAt';
@@ -73,7 +80,25 @@ export function buildBlogListQuery(viewer: Viewer, filters: BlogListFilters, ext
     ...publishedRange(filters),
     ...extra,
   };
-  return { filter, field, direction, sort: { [field]: direction, _id: direction } };
+  return {
+    filter,
+    pageFilter: pageFilterOf(filter, field),
+    field,
+    direction,
+    sort: { [field]: direction, _id: direction },
+  };
+}
+
+/**
+ * Every status named (an admin's list) with nothing before it in an index (no tag, author or search) and in
+ * creation order: the {createdAt, _id} index holds that order alone, one range, where {status, createdAt, _id}
+ * needs two merged, so the page leaves the status out. The count keeps it: MongoDB counts it on the status
+ * index alone (COUNT_SCAN), where a count of everything reads every document.
+ */
+function pageFilterOf(filter: BlogFilter, field: BlogListPlan['field']): BlogFilter {
+  if (field !== 'createdAt' || typeof filter.status === 'string') return filter;
+  const { status: _everyStatus, ...rest } = filter;
+  return Object.keys(rest).some((key) => INDEX_PREFIXES.has(key)) ? filter : rest;
 }
 
 /**
@@ -93,11 +118,11 @@ export function keysetAfter({ field, direction }: BlogListPlan, { value, id }: C
   return { $or: later };
 }
 
-/** A plan's filter with the keyset condition beside any `$and` it has. */
+/** A plan's page filter with the keyset condition beside any `$and` it has. */
 export function withKeyset(plan: BlogListPlan, position: CursorPosition | null): BlogFilter {
-  if (!position) return plan.filter;
-  const and = (plan.filter.$and as BlogFilter[] | undefined) ?? [];
-  return { ...plan.filter, $and: [...and, keysetAfter(plan, position)] };
+  if (!position) return plan.pageFilter;
+  const and = (plan.pageFilter.$and as BlogFilter[] | undefined) ?? [];
+  return { ...plan.pageFilter, $and: [...and, keysetAfter(plan, position)] };
 }
 
 /** The sort value of a listed blog, as its cursor carries it. */
