@@ -235,8 +235,9 @@ export function createBlogService({
     if (search && page.sort === undefined)
       return searchBlogs(viewer, buildBlogListQuery(viewer, page).filter, search, page);
     const plan = buildBlogListQuery(viewer, page, search?.filter);
-    // worked out only when a cursor is read or written: a last page (or a deep one) needs none
-    const fingerprint = () => queryFingerprint([plan.filter, plan.sort]);
+    // worked out only when a cursor is read or written (a last or deep page needs none), and once
+    let queryId: string | undefined;
+    const fingerprint = () => (queryId ??= queryFingerprint([plan.filter, plan.sort]));
     const position = page.cursor === undefined ? null : cursors.decode(page.cursor, fingerprint());
     if (page.cursor !== undefined && !position)
       throw RequestValidationError.forField(
