@@ -94,6 +94,29 @@ export function pageOf<K extends string, T extends TSchema>(items: K, item: T) {
   );
 }
 
+/** How viewOf() picks one field of a view: an inline object, or an array of them, is picked again inside. */
+interface FieldPlan {
+  key: string;
+  object?: TObject;
+  items?: TObject;
+}
+
+/** Each view's fields, worked out once: a page shapes hundreds of objects by the same few views. */
+const plans = new WeakMap<TObject, FieldPlan[]>();
+
+function planOf(view: TObject): FieldPlan[] {
+  let plan = plans.get(view);
+  if (!plan) {
+    plan = Object.entries(view.properties as Record<string, TSchema>).map(([key, schema]) => ({
+      key,
+      object: schema.type === 'object' && schema.properties ? (schema as TObject) : undefined,
+      items: schema.type === 'array' && schema.items?.properties ? (schema.items as TObject) : undefined,
+    }));
+    plans.set(view, plan);
+  }
+  return plan;
+}
+
 /**
  * A view as the API shows it, built from a document's toJSON result or a lean read alike: exactly the
  * view's fields in the view's order (inline objects such as a banner, and arrays of them, picked the same
@@ -107,13 +130,14 @@ export function viewOf<T extends TObject>(
   given: Record<string, unknown> = {},
 ): Static<T> {
   const picked: Record<string, unknown> = {};
-  for (const [key, schema] of Object.entries(view.properties as Record<string, TSchema>)) {
+  for (const { key, object, items } of planOf(view)) {
+    const value = source[key];
     if (key in given) picked[key] = given[key];
-    else if (schema.type === 'object' && schema.properties && source[key] && typeof source[key] === 'object')
-      picked[key] = viewOf(schema as TObject, source[key] as Record<string, unknown>);
-    else if (schema.type === 'array' && schema.items?.properties && Array.isArray(source[key]))
-      picked[key] = (source[key] as Record<string, unknown>[]).map((item) => viewOf(schema.items as TObject, item));
-    else picked[key] = source[key] ?? defaults[key];
+    else if (object && value && typeof value === 'object')
+      picked[key] = viewOf(object, value as Record<string, unknown>);
+    else if (items && Array.isArray(value))
+      picked[key] = (value as Record<string, unknown>[]).map((item) => viewOf(items, item));
+    else picked[key] = value ?? defaults[key];
   }
   return picked as Static<T>;
 }
