@@ -26,6 +26,8 @@ import { createApp } from '../../src/app';
 import { loadConfig } from '../../src/config';
 import { connectDatabase, disconnectDatabase } from '../../src/lib/database';
 import { createLogger } from '../../src/lib/logger';
+import { BLOG_STATUSES } from '../../src/models/blog.model';
+import { BLOG_SORT_KEYS } from '../../src/schemas/blog';
 import {
   describePlan,
   explainable,
@@ -49,17 +51,8 @@ const TAG = 'design';
 const WORD = 'dolor';
 /** Two days of the seed's publications (a blog a minute from 2025-01-01). */
 const PUBLISHED_RANGE = { publishedAfter: '2025-01-01T06:00:00.000Z', publishedBefore: '2025-01-03T00:00:00.000Z' };
-export const SORTS = [
-  undefined,
-  'createdAt',
-  '-createdAt',
-  'publishedAt',
-  '-publishedAt',
-  'likesCount',
-  '-likesCount',
-  'viewsCount',
-  '-viewsCount',
-] as const;
+/** The spec's default order (no `sort`), then every key the API takes. */
+export const SORTS = [undefined, ...BLOG_SORT_KEYS] as const;
 /** The collections whose reads the report is about (sessions and users are read by _id). */
 const COLLECTIONS = new Set(['blogs', 'likes']);
 
@@ -97,7 +90,7 @@ interface Viewer {
 
 /** Every list request a viewer can make: route, filters and order, as query strings. */
 function listRequests(viewer: Viewer, authorId: string, sorts: ExplainOptions['sorts'] = SORTS): string[] {
-  const statuses = viewer.name === 'admin' ? [undefined, 'draft', 'published'] : [undefined];
+  const statuses = viewer.name === 'admin' ? [undefined, ...BLOG_STATUSES] : [undefined];
   const filterSets: Array<Record<string, string>> = [];
   for (const tag of [undefined, TAG])
     for (const author of [undefined, authorId])
@@ -167,12 +160,13 @@ export async function explainPlans(options: ExplainOptions): Promise<ExplainResu
   const log = options.log ?? (() => undefined);
   const dbName = `explain_${randomBytes(4).toString('hex')}`;
   const serverVersion = await serverVersionOf(options.uri, dbName, options.dryRun);
-  const uploadsDir = mkdtempSync(path.join(tmpdir(), 'blog-explain-uploads-'));
   // command events are read when the connection opens
   await connectDatabase({ uri: options.uri, dbName, monitorCommands: true });
   const { connection } = mongoose;
   const db = connection.db!;
+  let uploadsDir: string | undefined;
   try {
+    uploadsDir = mkdtempSync(path.join(tmpdir(), 'blog-explain-uploads-'));
     log(`seeding ${options.blogs} blogs into ${dbName} (MongoDB ${serverVersion})`);
     const userIds = await seedUsers(db, await bcrypt.hash(PASSWORD, 4));
     await seedBlogs(db, userIds, 0, options.blogs);
@@ -243,7 +237,7 @@ export async function explainPlans(options: ExplainOptions): Promise<ExplainResu
   } finally {
     await db.dropDatabase().catch(() => undefined);
     await disconnectDatabase();
-    rmSync(uploadsDir, { recursive: true, force: true });
+    if (uploadsDir) rmSync(uploadsDir, { recursive: true, force: true });
   }
 }
 
