@@ -28,6 +28,7 @@ import { connectDatabase, disconnectDatabase } from '../../src/lib/database';
 import { createLogger } from '../../src/lib/logger';
 import { BLOG_STATUSES } from '../../src/models/blog.model';
 import { BLOG_SORT_KEYS } from '../../src/schemas/blog';
+import { testEnvironment } from '../../tests/helpers/test-app';
 import {
   describePlan,
   explainable,
@@ -119,19 +120,6 @@ function listRequests(viewer: Viewer, authorId: string, sorts: ExplainOptions['s
   return requests;
 }
 
-function environment(uploadsDir: string): Record<string, string> {
-  return {
-    NODE_ENV: 'test',
-    JWT_ACCESS_SECRET: randomBytes(32).toString('hex'),
-    JWT_REFRESH_SECRET: randomBytes(32).toString('hex'),
-    BCRYPT_COST: '4',
-    RATE_LIMIT_MAX: '100000000',
-    PUBLIC_READS: 'true',
-    LOG_LEVEL: 'warn',
-    UPLOADS_DIR: uploadsDir,
-  };
-}
-
 /** The server's version; unless `dryRun`, only once it has shown it can explain (the stand-in cannot). */
 async function serverVersionOf(uri: string, dbName: string, dryRun: boolean): Promise<string> {
   const client = await mongoose.mongo.MongoClient.connect(uri, { serverSelectionTimeoutMS: 5_000 });
@@ -171,7 +159,10 @@ export async function explainPlans(options: ExplainOptions): Promise<ExplainResu
     const userIds = await seedUsers(db, await bcrypt.hash(PASSWORD, 4));
     await seedBlogs(db, userIds, 0, options.blogs);
 
-    const { config } = loadConfig(environment(uploadsDir));
+    // the tests' settings, with anonymous reads on (their lists are among those explained)
+    const { config } = loadConfig(
+      testEnvironment({ PUBLIC_READS: 'true', LOG_LEVEL: 'warn', UPLOADS_DIR: uploadsDir }) as Record<string, string>,
+    );
     const app = createApp({ config, logger: createLogger({ level: 'warn', json: true }) });
     const signIn = async (index: number) => {
       const response = await request(app)
