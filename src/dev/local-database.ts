@@ -206,8 +206,9 @@ export function standInFailure(code: number | null, stderr: readonly string[]): 
   return `the offline stand-in database failed to start: ${reason}`;
 }
 
-function stopChild(child: ChildProcess): Promise<void> {
-  if (child.exitCode !== null) return Promise.resolve();
+/** Stops a child process with SIGTERM, and SIGKILL if it is still running 10 s later. */
+export function stopChild(child: ChildProcess): Promise<void> {
+  if (child.exitCode !== null || child.signalCode !== null) return Promise.resolve();
   return new Promise((resolve) => {
     const timer = setTimeout(() => child.kill('SIGKILL'), 10_000);
     child.once('exit', () => {

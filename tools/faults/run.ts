@@ -23,7 +23,7 @@
  * reconciliation has run, every blog's counters equal its records. Output: one line per scenario and a
  * closing summary line; each API process's log goes to artifacts/faults/.
  */
-import { execFile, spawn, type ChildProcess } from 'node:child_process';
+import { execFile, spawn } from 'node:child_process';
 import { createHmac, randomBytes } from 'node:crypto';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -34,7 +34,7 @@ import { createInterface } from 'node:readline';
 import { promisify } from 'node:util';
 import mongoose from 'mongoose';
 import sharp from 'sharp';
-import { standInLauncherArguments } from '../../src/dev/local-database';
+import { standInLauncherArguments, stopChild } from '../../src/dev/local-database';
 import { startFakeCloudinary } from '../../tests/helpers/fake-cloudinary';
 import { makeImage } from '../../tests/helpers/images';
 import { startServerProcess, type ServerProcess } from '../../tests/helpers/server-process';
@@ -97,18 +97,6 @@ async function startDatabase(file: string): Promise<Database> {
     uri: `mongodb://127.0.0.1:${port}/faults`,
     stop: () => stopChild(child),
   };
-}
-
-function stopChild(child: ChildProcess): Promise<void> {
-  if (child.exitCode !== null || child.signalCode !== null) return Promise.resolve();
-  return new Promise((resolve) => {
-    const timer = setTimeout(() => child.kill('SIGKILL'), 10_000);
-    child.once('exit', () => {
-      clearTimeout(timer);
-      resolve();
-    });
-    child.kill('SIGTERM');
-  });
 }
 
 // ---------------------------------------------------------------- the API
