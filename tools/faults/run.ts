@@ -747,7 +747,10 @@ async function soak({ database, proxiedUri }: Context): Promise<string> {
   const errors = answers.filter((answer) => answer.status >= 500 || answer.failure);
   check(answers.length > 0, 'no requests were made');
   check(errors.length === 0, `${errors.length} 5xx or unanswered during the soak: ${summarize(errors)}`);
-  check(heap.length >= 30, `GET /metrics answered ${heap.length} of ${rss.length} samples`);
+  check(
+    heap.length >= 30,
+    `${heap.length} heap figures from GET /metrics in ${rss.length} s; the soak needs 30 (FAULTS_SOAK_SECONDS of 30 or more)`,
+  );
   // Memory settles: what survives garbage collection (the lowest heap in use seen in a stretch, sampled
   // every second, between collections) grows by at most SOAK_HEAP_GROWTH_MB from the middle third to the
   // last. RSS is no measure of that: V8 may take a larger heap at any moment when the machine is busy,
