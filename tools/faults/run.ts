@@ -37,6 +37,7 @@ import sharp from 'sharp';
 import { standInLauncherArguments, stopChild } from '../../src/dev/local-database';
 import { startFakeCloudinary } from '../../tests/helpers/fake-cloudinary';
 import { makeImage } from '../../tests/helpers/images';
+import { parseExposition, valueOf } from '../../tests/helpers/metrics';
 import { startServerProcess, type ServerProcess } from '../../tests/helpers/server-process';
 import { buildEntryPoints } from '../../tests/helpers/test-build';
 import { startTcpProxy, type TcpProxy } from './tcp-proxy';
@@ -717,9 +718,9 @@ function rssKb(pid: number): number {
 /** The V8 heap in use, in kB, as the API's own GET /metrics tells it; undefined if it did not answer. */
 async function heapUsedKb(base: string): Promise<number | undefined> {
   const response = await fetch(`${base}/metrics`, { signal: AbortSignal.timeout(2_000) }).catch(() => undefined);
-  const text = response?.ok ? await response.text() : '';
-  const bytes = /^nodejs_heap_size_used_bytes (\S+)$/m.exec(text)?.[1];
-  return bytes === undefined ? undefined : Number(bytes) / 1024;
+  if (!response?.ok) return undefined;
+  const bytes = valueOf(parseExposition(await response.text()), 'nodejs_heap_size_used_bytes');
+  return bytes === undefined ? undefined : bytes / 1024;
 }
 
 /** Far above what the API needs (about 200 MB under the soak's load): a leak outside the heap shows here. */
