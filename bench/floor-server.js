@@ -288,14 +288,19 @@ async function startFloor({ uri, accessSecret, siteUrl, publicUrl, port = 0, api
   // the API's cursors (src/lib/list-cursor.ts), for the order the floor serves: newest first
   const cursorKey = createHmac('sha256', accessSecret).update('blog-list-cursor/v1').digest();
   const sign = (/** @type {string} */ payload) => createHmac('sha256', cursorKey).update(payload).digest('base64url');
-  const fingerprintOf = (/** @type {object} */ filter) =>
-    createHash('sha256')
-      .update(JSON.stringify([filter, NEWEST_FIRST]))
-      .digest('base64url')
-      .slice(0, 22);
-  const cursorAfter = (/** @type {object} */ filter, /** @type {any} */ blog) => {
+  const fingerprintOf = (/** @type {unknown[]} */ query) =>
+    createHash('sha256').update(JSON.stringify(query)).digest('base64url').slice(0, 22);
+  /** A list's query is its filter and order; a search's tier is named too (services/blog.service.ts). */
+  const listQuery = (/** @type {object} */ filter) => [filter, NEWEST_FIRST];
+  const tierQuery = (/** @type {0 | 1} */ tier, /** @type {object} */ filter) => [
+    'relevance',
+    tier,
+    filter,
+    NEWEST_FIRST,
+  ];
+  const cursorAfter = (/** @type {unknown[]} */ query, /** @type {any} */ blog) => {
     const payload = Buffer.from(
-      JSON.stringify([fingerprintOf(filter), { d: blog.createdAt.toISOString() }, String(blog._id)]),
+      JSON.stringify([fingerprintOf(query), { d: blog.createdAt.toISOString() }, String(blog._id)]),
     ).toString('base64url');
     return `${payload}.${sign(payload)}`;
   };
@@ -309,22 +314,29 @@ async function startFloor({ uri, accessSecret, siteUrl, publicUrl, port = 0, api
     const expected = Buffer.from(sign(payload));
     if (signature.length !== expected.length || !timingSafeEqual(Buffer.from(signature), expected)) return undefined;
     const [boundTo, value, id] = JSON.parse(Buffer.from(payload, 'base64url').toString('utf8'));
-    if (boundTo !== fingerprintOf(filter) || !OBJECT_ID.test(id)) return undefined;
+    if (boundTo !== fingerprintOf(listQuery(filter)) || !OBJECT_ID.test(id)) return undefined;
     const createdAt = new Date(value.d);
     return { $or: [{ createdAt: { $lt: createdAt } }, { createdAt, _id: { $lt: new ObjectId(id) } }] };
   };
 
   /**
    * A search's page (services/blog-search.ts): blogs whose title holds every term, then the others,
-   * newest first in each. The floor reads the title tier's rows from the offset and goes on into the
-   * other tier only when they run out within the page, counting the title tier only when the offset
-   * passed it whole; the content is read for the snippets (and left out of cards).
+   * newest first in each, one more than the page to know whether a next one exists. The floor reads the
+   * title tier's rows from the offset and goes on into the other tier only when they run out within the
+   * page, counting the title tier only when the offset passed it whole; the content is read for the
+   * snippets (and left out of cards). `filter` is the API's list filter, which the next cursor names.
    */
-  async function searchPage(/** @type {object} */ query, /** @type {any} */ viewer, /** @type {any} */ asked) {
+  async function searchPage(
+    /** @type {object} */ query,
+    /** @type {object} */ filter,
+    /** @type {any} */ viewer,
+    /** @type {any} */ asked,
+  ) {
     const { q, limit, offset, card } = asked;
     const terms = termsOf(q);
     const all = { searchTerms: { $all: terms } };
     const inTitle = { searchTerms: { $all: titleTermsOf(terms) } };
+    const tiers = [inTitle, { ...all, $nor: [inTitle] }];
     const projection = card ? { ...CARD_FIELDS, content: 1 } : BLOG_FIELDS;
     const read = (/** @type {object} */ tier, /** @type {number} */ skip, /** @type {number} */ count) =>
       blogs
@@ -335,21 +347,25 @@ async function startFloor({ uri, accessSecret, siteUrl, publicUrl, port = 0, api
         .toArray();
     const [total, titled] = await Promise.all([
       blogs.countDocuments({ ...query, ...all }),
-      read(inTitle, offset, limit),
+      read(inTitle, offset, limit + 1),
     ]);
-    let page = titled;
-    if (titled.length < limit && total > offset + titled.length) {
-      const titleTier =
+    let found = titled;
+    if (titled.length <= limit && total > offset + titled.length) {
+      const skip =
         titled.length > 0 || offset === 0
-          ? offset + titled.length
-          : await blogs.countDocuments({ ...query, ...inTitle });
-      const rest = await read({ ...all, $nor: [inTitle] }, Math.max(0, offset - titleTier), limit - titled.length);
-      page = titled.concat(rest);
+          ? 0
+          : Math.max(0, offset - (await blogs.countDocuments({ ...query, ...inTitle })));
+      found = titled.concat(await read(tiers[1], skip, limit + 1 - titled.length));
     }
+    const page = found.slice(0, limit);
+    const lastTier = limit - 1 < titled.length ? 0 : 1;
+    const nextCursor =
+      found.length > limit
+        ? cursorAfter(tierQuery(lastTier, { ...filter, ...tiers[lastTier] }), page[limit - 1])
+        : null;
     const matching = new Set(terms);
     const snippets = page.map((blog) => snippetOf(blog.title, plainTextOf(blog.content), matching));
-    // relevance has no keyset: no next cursor
-    return { limit, offset, total, blogs: await present(page, viewer, card, snippets), nextCursor: null };
+    return { limit, offset, total, blogs: await present(page, viewer, card, snippets), nextCursor };
   }
 
   async function route(/** @type {http.IncomingMessage} */ req) {
@@ -365,7 +381,7 @@ async function startFloor({ uri, accessSecret, siteUrl, publicUrl, port = 0, api
       // admins see every status: the floor's query needs no condition on it (the cursor names the API's)
       const { status: _status, ...anyStatus } = filter;
       const query = isAdmin(viewer) ? anyStatus : filter;
-      if (asked.q) return [200, await searchPage(query, viewer, asked)];
+      if (asked.q) return [200, await searchPage(query, filter, viewer, asked)];
       const next = cursor ? after(cursor, filter) : undefined;
       // the API's answer is a 400 with details the benchmark never asks for: the floor only refuses
       if (cursor && !next) return [400, { code: 'ValidationError', message: 'Invalid cursor' }];
@@ -380,7 +396,7 @@ async function startFloor({ uri, accessSecret, siteUrl, publicUrl, port = 0, api
       ]);
       const shown = page.slice(0, limit);
       const last = page.length > limit ? shown[shown.length - 1] : undefined;
-      const nextCursor = last ? cursorAfter(filter, last) : null;
+      const nextCursor = last ? cursorAfter(listQuery(filter), last) : null;
       return [200, { limit, offset, total, blogs: await present(shown, viewer, card), nextCursor }];
     }
     const slug = /^\/api\/v1\/blogs\/([^/]+)$/.exec(url.pathname)?.[1];

@@ -162,6 +162,12 @@ describe('the floor answers like the API', () => {
     }
   });
 
+  it("a search's next cursor, its page ended in either tier", async () => {
+    // pages of two: the reader's ends in the second tier, the admin's (the draft first) in the title tier
+    const [forReader, forAdmin] = await alikeForBoth('/blogs?q=chips&limit=2');
+    expect([forReader.nextCursor, forAdmin.nextCursor]).toEqual([expect.any(String), expect.any(String)]);
+  });
+
   // a second page asked with the first's nextCursor: the floor checks it and answers the next page's
   it.each([
     ['the page after a cursor', 'limit=1'],

@@ -29,7 +29,7 @@ const search = async (q: string, as: SignedInUser = reader, extra: Record<string
       .get('/blogs/')
       .query({ q, ...extra })
       .expect(200)
-  ).body as { total: number; blogs: Hit[] };
+  ).body as { total: number | null; blogs: Hit[]; nextCursor: string | null };
 const idsOf = (page: { blogs: Hit[] }) => page.blogs.map((blog) => blog._id);
 /** The words a snippet marks, read back through its offsets. */
 const markedWords = (hit: Hit) => hit.snippet!.matches.map(([start, end]) => hit.snippet!.text.slice(start, end));
@@ -119,29 +119,16 @@ describe('search with the other list options', () => {
     expect(ofOther.body.total).toBe(0);
   });
 
-  it('orders by a given sort instead of relevance, and then pages by cursor; by relevance, only by offset', async () => {
+  it('orders by a given sort instead of relevance, and then pages by cursor', async () => {
     const liked = await publish('Sorted lantern', 'A lantern with likes');
-    await publish('Plain', 'Another lantern');
+    const plain = await publish('Plain', 'Another lantern');
     await api.as(reader).post(`/likes/blog/${liked._id}`).expect(200);
 
-    const first = await api
-      .as(reader)
-      .get('/blogs/')
-      .query({ q: 'lantern', sort: '-likesCount', limit: 1 })
-      .expect(200);
-    expect(first.body.blogs[0]).toMatchObject({ _id: liked._id, snippet: expect.any(Object) });
-    const next = await api
-      .as(reader)
-      .get('/blogs/')
-      .query({ q: 'lantern', sort: '-likesCount', limit: 1, cursor: first.body.nextCursor });
-    expect(next.body.blogs[0]._id).not.toBe(liked._id);
-    const relevance = await api.as(reader).get('/blogs/').query({ q: 'lantern', limit: 1 }).expect(200);
-    expect(relevance.body.nextCursor).toBeNull();
-    expectFieldError(
-      await api.as(reader).get('/blogs/').query({ q: 'lantern', cursor: first.body.nextCursor }),
-      'cursor',
-      'query',
-    );
+    const first = await search('lantern', reader, { sort: '-likesCount', limit: '1' });
+    expect(first.blogs[0]).toMatchObject({ _id: liked._id, snippet: expect.any(Object) });
+    const next = await search('lantern', reader, { sort: '-likesCount', limit: '1', cursor: first.nextCursor! });
+    expect(idsOf(next)).toEqual([plain._id]);
+    expect(next.nextCursor).toBeNull();
   });
 
   it('hides drafts from readers and shows them to admins, as lists do', async () => {
@@ -170,6 +157,76 @@ describe('search with the other list options', () => {
     const log = captureLog();
     await backfillSearchTerms(log.logger);
     expect(idsOf(await search('heron lake'))).toEqual([blog._id]);
+  });
+});
+
+describe('scrolling a search by cursor', () => {
+  /** The pages after `first`, each asked for with the previous one's cursor, until there is none. */
+  async function pagesAfter(first: Awaited<ReturnType<typeof search>>, q: string, extra: Record<string, string>) {
+    const pages = [];
+    for (let page = first; page.nextCursor !== null;) {
+      page = await search(q, reader, { ...extra, cursor: page.nextCursor });
+      pages.push(idsOf(page));
+    }
+    return pages;
+  }
+
+  it.each([2, 3])('goes through both relevance tiers, pages of %i, in the order offsets give', async (limit) => {
+    const word = `marmot${limit}`;
+    // three whose title holds the word, three whose text alone does, written alternately
+    for (let i = 0; i < 3; i++) {
+      await publish(`The ${word} ${i}`, '<p>Nothing else.</p>');
+      await publish(`Mountain note ${i}`, `<p>A ${word} here.</p>`);
+    }
+    const order = idsOf(await search(word));
+    expect(order).toHaveLength(6);
+    const first = await search(word, reader, { limit: String(limit) });
+    expect(idsOf(first)).toEqual(order.slice(0, limit));
+    const rest = await pagesAfter(first, word, { limit: String(limit) });
+    // pages of 2 end mid-tier, then astride the tiers; pages of 3 end exactly where the title tier does
+    expect([idsOf(first), ...rest]).toEqual(
+      Array.from({ length: 6 / limit }, (_, i) => order.slice(i * limit, (i + 1) * limit)),
+    );
+  });
+
+  it('neither shifts nor repeats later pages when matching posts are published mid-scroll', async () => {
+    for (let i = 0; i < 2; i++) {
+      await publish(`Ibex trail ${i}`, '<p>Steep.</p>');
+      await publish(`Alpine note ${i}`, '<p>An ibex on the ridge.</p>');
+    }
+    const [title1, title0, text1, text0] = idsOf(await search('ibex'));
+    const first = await search('ibex', reader, { limit: '1', count: 'false' });
+    expect([first.total, idsOf(first)]).toEqual([null, [title1]]);
+    // the newest of each tier: one lands above the first page, the other where the second tier begins
+    await publish('Ibex news', '<p>Fresh.</p>');
+    const lateText = await publish('Late alpine note', '<p>Another ibex.</p>');
+    expect(idsOf(await search('ibex', reader, { limit: '1', offset: '1' }))).toEqual([title1]);
+    expect((await pagesAfter(first, 'ibex', { limit: '1', count: 'false' })).flat()).toEqual([
+      title0,
+      lateText._id,
+      text1,
+      text0,
+    ]);
+  });
+
+  it('refuses a cursor given to another search, or to the same words in another order, and the reverse', async () => {
+    for (let i = 0; i < 2; i++) await publish(`Gecko ${i}`, '<p>A gecko and a lizard.</p>');
+    const byRelevance = (await search('gecko', reader, { limit: '1' })).nextCursor!;
+    const bySort = (await search('gecko', reader, { limit: '1', sort: '-createdAt' })).nextCursor!;
+    expect([byRelevance, bySort]).toEqual([expect.any(String), expect.any(String)]);
+    for (const [q, cursor, extra] of [
+      ['lizard', byRelevance, {}],
+      ['gecko', byRelevance, { sort: '-createdAt' }],
+      ['gecko', bySort, {}],
+    ] as const)
+      expectFieldError(
+        await api
+          .as(reader)
+          .get('/blogs/')
+          .query({ q, cursor, ...extra }),
+        'cursor',
+        'query',
+      );
   });
 });
 

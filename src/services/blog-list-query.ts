@@ -106,7 +106,10 @@ function pageFilterOf(filter: BlogFilter, field: BlogListPlan['field']): BlogFil
  * depend only on the last item seen, so posts written meanwhile neither shift nor repeat them. A
  * missing value (a draft's publishedAt) sorts below every other, as MongoDB sorts null.
  */
-export function keysetAfter({ field, direction }: BlogListPlan, { value, id }: CursorPosition): BlogFilter {
+export function keysetAfter(
+  { field, direction }: Pick<BlogListPlan, 'field' | 'direction'>,
+  { value, id }: CursorPosition,
+): BlogFilter {
   const _id = new Types.ObjectId(id);
   const beyond = direction === 1 ? '$gt' : '$lt';
   if (value === null)
@@ -119,14 +122,17 @@ export function keysetAfter({ field, direction }: BlogListPlan, { value, id }: C
 }
 
 /** A plan's page filter with the keyset condition beside any `$and` it has. */
-export function withKeyset(plan: BlogListPlan, position: CursorPosition | null): BlogFilter {
+export function withKeyset(
+  plan: Pick<BlogListPlan, 'pageFilter' | 'field' | 'direction'>,
+  position: CursorPosition | null,
+): BlogFilter {
   if (!position) return plan.pageFilter;
   const and = (plan.pageFilter.$and as BlogFilter[] | undefined) ?? [];
   return { ...plan.pageFilter, $and: [...and, keysetAfter(plan, position)] };
 }
 
 /** The sort value of a listed blog, as its cursor carries it. */
-export function sortValueOf(plan: BlogListPlan, blog: Record<string, unknown>): CursorValue {
+export function sortValueOf(plan: Pick<BlogListPlan, 'field'>, blog: Record<string, unknown>): CursorValue {
   const value = blog[plan.field];
   if (value instanceof Date || typeof value === 'number') return value;
   return null;

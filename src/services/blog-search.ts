@@ -18,8 +18,9 @@ export interface BlogSearch {
   filter: BlogFilter;
   /** The relevance tiers, best first; together exactly the matches, each merged into the list's filter. */
   tiers: [BlogFilter, BlogFilter];
-  /** The order within a tier. */
+  /** The order within a tier, and the same as a cursor's keyset takes it. */
   sort: Record<string, 1 | -1>;
+  order: { field: 'createdAt'; direction: -1 };
 }
 
 /** The search for a query, or undefined when it holds no word worth searching for. */
@@ -34,6 +35,7 @@ export function blogSearchOf(query: string): BlogSearch | undefined {
     // the title's terms are among the blog's terms too, so the first tier needs no second condition
     tiers: [inTitle, { ...all, $nor: [inTitle] }],
     sort: { createdAt: -1, _id: -1 },
+    order: { field: 'createdAt', direction: -1 },
   };
 }
 

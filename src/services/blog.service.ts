@@ -8,7 +8,7 @@ import { randomBytes } from 'node:crypto';
 import { ignoreEvents, type DomainEvent, type EventName, type EventRecorder } from './events';
 import type { Types } from 'mongoose';
 import { BadRequest, NotFound, RequestValidationError } from '../errors/http-errors';
-import { queryFingerprint, type CursorCodec } from '../lib/list-cursor';
+import { queryFingerprint, type CursorCodec, type CursorPosition } from '../lib/list-cursor';
 import type { Logger } from '../lib/logger';
 import type { UserCache } from '../lib/user-cache';
 import { ANONYMOUS_VIEWER } from '../lib/request-locals';
@@ -41,6 +41,16 @@ import type { BlogCardView, BlogFields, BlogView, SnippetView, TagCountView } fr
 export type { BlogStatus } from '../models/blog.model';
 
 const SLUG_ATTEMPTS = 8;
+/** A cursor this API did not sign, or signed for another query (its length is bounded by the validators). */
+const foreignCursor = (cursor: string) =>
+  RequestValidationError.forField(
+    'cursor',
+    'Cursor is not one this API gave for this query (same sort and filters)',
+    'query',
+    cursor,
+  );
+/** A search's relevance tier: 0, the blogs whose title holds every word; 1, the others. */
+type Tier = 0 | 1;
 
 /** The projections of the hot reads, which go straight to the driver (models/direct-read.ts). */
 const VIEW = projectionOf(BLOG_VIEW_FIELDS);
@@ -239,12 +249,7 @@ export function createBlogService({
     let queryId: string | undefined;
     const fingerprint = () => (queryId ??= queryFingerprint([plan.filter, plan.sort]));
     const position = page.cursor === undefined ? null : cursors.decode(page.cursor, fingerprint());
-    if (page.cursor !== undefined && !position)
-      throw RequestValidationError.forField(
-        'cursor',
-        'Cursor is not one this API gave for this query (same sort and filters)',
-        'query',
-      );
+    if (page.cursor !== undefined && !position) throw foreignCursor(page.cursor);
     const projection = page.card ? (search ? CARD_WITH_CONTENT : CARD) : VIEW;
     const [total, found] = await Promise.all([
       page.count === false ? null : countDirect(BlogModel, plan.filter),
@@ -265,9 +270,11 @@ export function createBlogService({
   }
 
   /**
-   * A search's page: the title tier read from the offset beside the total, the other tier only when the
-   * page reaches past the first (services/blog-search.ts). The content is read for the snippets, and
-   * left out of cards.
+   * A search's page in relevance order (services/blog-search.ts): the title tier, then the other, each
+   * newest first; one more than the page is read, to know whether a next page exists. By offset, the first
+   * tier is read from the offset beside the total, the other only when the page reaches past the first. A
+   * cursor names the tier its page ended in and that blog's place there, and the next page goes on from it
+   * (then into the other tier) as a list's does. The content is read for the snippets, and left out of cards.
    */
   async function searchBlogs(
     viewer: Viewer,
@@ -275,28 +282,57 @@ export function createBlogService({
     search: BlogSearch,
     page: BlogListQuery,
   ): Promise<BlogPage> {
-    if (page.cursor !== undefined)
-      throw RequestValidationError.forField('cursor', 'A search pages by cursor only with a sort: add sort=', 'query');
+    const tiers = search.tiers.map((tier) => ({ ...filter, ...tier }));
+    const fingerprints: string[] = [];
+    // bound to the tier as well as the query: a cursor says which tier it goes on in
+    const fingerprint = (tier: Tier) =>
+      (fingerprints[tier] ??= queryFingerprint(['relevance', tier, tiers[tier], search.sort]));
+    const start = page.cursor === undefined ? undefined : searchPositionOf(page.cursor, fingerprint);
     const projection = page.card ? CARD_WITH_CONTENT : VIEW;
-    const read = (tier: 0 | 1, skip: number, limit: number) =>
-      findDirect(BlogModel, { ...filter, ...search.tiers[tier] }, { projection, sort: search.sort, skip, limit });
-    const [total, titled] = await Promise.all([
+    const wanted = page.limit + 1;
+    const read = (tier: Tier, position: CursorPosition | null, skip: number, limit: number) =>
+      findDirect(BlogModel, withKeyset({ pageFilter: tiers[tier], ...search.order }, position), {
+        projection,
+        sort: search.sort,
+        skip,
+        limit,
+      });
+
+    const firstTier = start?.tier ?? 0;
+    const [total, first] = await Promise.all([
       page.count === false ? null : countDirect(BlogModel, { ...filter, ...search.filter }),
-      read(0, page.offset, page.limit),
+      read(firstTier, start?.position ?? null, start ? 0 : page.offset, wanted),
     ]);
-    let blogs = titled;
-    if (titled.length < page.limit && (total === null || total > page.offset + titled.length)) {
-      // where the second tier starts: known from the first's rows, unless the offset passed the whole first tier
-      const titleTier =
-        titled.length > 0 || page.offset === 0
-          ? page.offset + titled.length
-          : await countDirect(BlogModel, { ...filter, ...search.tiers[0] });
-      blogs = titled.concat(await read(1, Math.max(0, page.offset - titleTier), page.limit - titled.length));
+    let found = first;
+    const more = start !== undefined || total === null || total > page.offset + first.length;
+    if (firstTier === 0 && first.length < wanted && more) {
+      // the second tier from its start, unless the offset passed the whole first tier: then past the rest of it
+      const skip =
+        start || first.length > 0 || page.offset === 0
+          ? 0
+          : Math.max(0, page.offset - (await countDirect(BlogModel, tiers[0])));
+      found = first.concat(await read(1, null, skip, wanted - first.length));
     }
+    const blogs = found.slice(0, page.limit);
+    const last = found.length > page.limit ? page.limit - 1 : undefined;
+    const nextCursor =
+      last === undefined
+        ? null
+        : cursors.encode(fingerprint(last < first.length ? firstTier : 1), {
+            value: sortValueOf(search.order, blogs[last]),
+            id: String(blogs[last]._id),
+          });
     const snippets = blogs.map((blog) => blogSnippet(blog, search));
-    const shown = await present(blogs, viewer, page.card ?? false, snippets);
-    // relevance has no keyset: its pages go by offset
-    return { total, blogs: shown, nextCursor: null };
+    return { total, blogs: await present(blogs, viewer, page.card ?? false, snippets), nextCursor };
+  }
+
+  /** Where a search's cursor goes on: in the tier whose fingerprint it carries. */
+  function searchPositionOf(cursor: string, fingerprint: (tier: Tier) => string) {
+    for (const tier of [0, 1] as const) {
+      const position = cursors.decode(cursor, fingerprint(tier));
+      if (position) return { tier, position };
+    }
+    throw foreignCursor(cursor);
   }
 
   /** Tags with how many blogs the viewer may see carry each, most used first (then by name, so pages are stable). */

@@ -93,7 +93,10 @@ const blogListQuery = optionalQuery({
   ...Object.fromEntries(Object.entries(BLOG_LIST_QUERY).map(([name, field]) => [name, field.rules])),
   q: {
     ...BLOG_LIST_QUERY.q.rules,
-    custom: { options: isSearchable, errorMessage: 'Search must hold a word that is not a stop word' },
+    custom: {
+      options: isSearchable,
+      errorMessage: 'Search must hold a word to look for: stop words, punctuation and symbols alone are not searched',
+    },
   },
 });
 
