@@ -20,13 +20,15 @@ describe('GET /users/current', () => {
   });
 
   it.each([
-    ['no Authorization header', {}],
-    ['a malformed header', { Authorization: 'Token abc' }],
-    ['a bearer that is not a JWT', { Authorization: 'Bearer not-a-jwt' }],
-  ])('answers 401 AuthenticationError with %s', async (_label, headers) => {
+    ['no Authorization header', {}, 'Access token required'],
+    ['another scheme', { Authorization: 'Token abc' }, 'Access token required'],
+    ['an empty bearer', { Authorization: 'Bearer ' }, 'Access token required'],
+    ['a bearer that is not a JWT', { Authorization: 'Bearer not-a-jwt' }, 'Access token is invalid'],
+    ['a JWT not of this API', { Authorization: 'Bearer a.b.c' }, 'Access token is invalid'],
+  ])('answers 401 AuthenticationError with %s', async (_label, headers, message) => {
     const response = await api.get('/users/current').set(headers);
     expect(response.status).toBe(401);
-    expect(response.body).toEqual({ code: 'AuthenticationError', message: expect.any(String) });
+    expect(response.body).toEqual({ code: 'AuthenticationError', message });
   });
 });
 

@@ -18,6 +18,9 @@ import { ACTIVE_ACCOUNT, UserModel, type UserDocument } from '../models/user.mod
 import type { SessionService } from '../services/session.service';
 
 const BEARER = /^Bearer ([A-Za-z0-9_-]+\.[A-Za-z0-9_-]*\.[A-Za-z0-9_-]*)$/;
+const MISSING_TOKEN = () => new AuthenticationError('Access token required', 'access_token_missing');
+/** A bearer that is no JWT is a token, just not a valid one: the same answer as a bad signature. */
+const INVALID_TOKEN = () => new AuthenticationError('Access token is invalid', 'access_token_invalid');
 
 const isRead = (req: Request) => req.method === 'GET' || req.method === 'HEAD';
 
@@ -45,8 +48,9 @@ export function authenticate(sessions: SessionService, { cacheTtlMs, authChanges
   }
 
   return async (req: Request, res: Response, next: NextFunction) => {
-    const match = BEARER.exec(req.get('authorization') ?? '');
-    if (!match) throw new AuthenticationError('Access token required', 'access_token_missing');
+    const header = req.get('authorization') ?? '';
+    const match = BEARER.exec(header);
+    if (!match) throw header.startsWith('Bearer ') ? INVALID_TOKEN() : MISSING_TOKEN();
     const token = match[1];
     const claims = sessions.claimsOfAccessToken(token);
     const cached = claims && cache && isRead(req) ? cache.get(claims.sid, claims.sub) : undefined;
@@ -68,4 +72,4 @@ export function authenticate(sessions: SessionService, { cacheTtlMs, authChanges
 export const rejectedAccessToken = (sessions: SessionService, token: string) =>
   sessions.accessTokenExpired(token)
     ? new AuthenticationError('Access token expired', 'access_token_expired')
-    : new AuthenticationError('Access token is invalid', 'access_token_invalid');
+    : INVALID_TOKEN();
