@@ -211,6 +211,19 @@ describe('cursors', () => {
 });
 
 describe('bad input', () => {
+  it('echoes each refused value as it was sent', async () => {
+    const valueOf = async (query: string, field: string) =>
+      (await api.as(admin).get(`/blogs/?${query}`).expect(400)).body.errors[field].value;
+    const before = '2025-01-01T00:00:00Z';
+    expect(await valueOf(`publishedAfter=2025-02-01T00:00:00Z&publishedBefore=${before}`, 'publishedBefore')).toBe(
+      before,
+    );
+    expect(await valueOf('tag=!!!', 'tag')).toBe('!!!');
+    const first = await api.as(admin).get('/blogs/?tag=sorted&limit=1').expect(200);
+    const cursor = first.body.nextCursor as string;
+    expect(await valueOf(`tag=walk&cursor=${encodeURIComponent(cursor)}`, 'cursor')).toBe(cursor);
+  });
+
   it.each([
     ['an unknown sort key', 'sort=title', 'sort'],
     ['a sort given twice', 'sort=likesCount&sort=viewsCount', 'sort'],
@@ -221,6 +234,11 @@ describe('bad input', () => {
     [
       'bounds the wrong way round',
       'publishedAfter=2025-02-01T00:00:00Z&publishedBefore=2025-01-01T00:00:00Z',
+      'publishedBefore',
+    ],
+    [
+      'bounds a fraction of a second the wrong way round',
+      'publishedAfter=2025-01-01T00:00:00.500Z&publishedBefore=2025-01-01T00:00:00.400Z',
       'publishedBefore',
     ],
     ['a count that is no boolean', 'count=maybe', 'count'],

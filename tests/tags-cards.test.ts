@@ -69,6 +69,12 @@ describe('tags on the forms', () => {
     expectFieldError(await updateBlog(blog._id, { tags: 'x'.repeat(31) }), 'tags');
   });
 
+  it('echoes refused tags as they were sent, not as normalised', async () => {
+    const response = await postBlog(ctx.app, admin, { tags: ['Fine', '!!!'] });
+    expect(response.status).toBe(400);
+    expect(response.body.errors.tags).toMatchObject({ value: '["Fine","!!!"]' });
+  });
+
   it('keeps every other field single: a repeated title is refused', async () => {
     const blog = await createBlog(ctx.app, admin);
     expectFieldError(await updateBlog(blog._id, { title: ['One', 'Two'] }), 'title');

@@ -263,13 +263,15 @@ const singleQuery = (label: string): ParamSchema => ({
 });
 
 /** An ISO 8601 date-time query parameter, handed on as a Date. */
-const dateQuery = (label: string): ParamSchema => ({
+/** A date-time query parameter, read into a Date once `checks` (on the text as sent) have passed. */
+const dateQuery = (label: string, checks: ParamSchema = {}): ParamSchema => ({
   ...singleQuery(label),
   isISO8601: {
     options: { strict: true, strictSeparator: true },
     errorMessage: `${label} must be an ISO 8601 date-time, such as 2026-01-31T00:00:00Z`,
     bail: true,
   },
+  ...checks,
   toDate: true,
 });
 
@@ -285,8 +287,9 @@ export const BLOG_LIST_QUERY = {
     }),
     rules: {
       ...singleQuery('Tag'),
+      // checked before it is normalised, so that a refusal echoes the tag as sent
+      custom: { options: (value: string) => isTag(normaliseTag(value)), errorMessage: tagMessage },
       customSanitizer: { options: (value: string) => normaliseTag(value) },
-      custom: { options: isTag, errorMessage: tagMessage },
     },
   },
   q: {
@@ -296,7 +299,7 @@ export const BLOG_LIST_QUERY = {
       description:
         'Search: only blogs whose title or text holds every word (stemmed, accents and case ignored, stop words ' +
         'dropped), those whose title holds them all first, then newest first; each carries a `snippet`. ' +
-        'Refused when it has no word but stop words.',
+        'Refused when it has no word to look for (stop words, punctuation or symbols alone).',
     }),
     rules: {
       ...singleQuery('Search'),
@@ -321,7 +324,9 @@ export const BLOG_LIST_QUERY = {
   sort: {
     schema: stringEnum(BLOG_SORT_KEYS, {
       default: '-createdAt',
-      description: 'The order, by a field, descending when led by `-`; ties go by `_id` the same way',
+      description:
+        'The order, by a field, descending when led by `-`; ties go by `_id` the same way. Drafts never published ' +
+        '(no `publishedAt`) come first by `publishedAt`, last by `-publishedAt`',
     }),
     rules: {
       ...singleQuery('Sort'),
@@ -350,16 +355,15 @@ export const BLOG_LIST_QUERY = {
       format: 'date-time',
       description: 'Only blogs first published before this time (ISO 8601), later than `publishedAfter`',
     }),
-    rules: {
-      ...dateQuery('publishedBefore'),
+    rules: dateQuery('publishedBefore', {
       custom: {
-        options: (before: Date, { req }) => {
+        options: (before: string, { req }) => {
           const after = new Date(String(req.query?.publishedAfter));
-          return Number.isNaN(after.getTime()) || after < before;
+          return Number.isNaN(after.getTime()) || after < new Date(before);
         },
         errorMessage: 'publishedBefore must be later than publishedAfter',
       },
-    },
+    }),
   },
   cursor: {
     schema: Type.String({
@@ -450,12 +454,13 @@ const tags = {
       errorMessage: 'Tags must be text fields',
       bail: true,
     },
-    customSanitizer: { options: tagList },
+    // checked before they are normalised, so that a refusal echoes the tags as sent
     isTags: {
-      custom: (value: string[]) => value.every(isTag),
+      custom: (value: unknown) => tagList(value).every(isTag),
       errorMessage: `Each tag must be ${TAG_RULE} once normalised`,
       bail: true,
     },
+    customSanitizer: { options: tagList },
     fewTags: {
       custom: (value: string[]) => value.length <= BLOG_LIMITS.tags,
       errorMessage: `At most ${BLOG_LIMITS.tags} tags`,
