@@ -61,7 +61,7 @@ function typeErrorsOf(calls: string[]): Map<number, string> {
   const directory = mkdtempSync(path.join(tmpdir(), 'typed-client-usage-'));
   const file = path.join(directory, 'usage.ts');
   const prelude = [
-    `import { createBlogApiClient } from ${JSON.stringify(path.join(PROJECT_ROOT, 'clients', 'typescript'))};`,
+    `import { createBlogApiClient, formDataBody } from ${JSON.stringify(path.join(PROJECT_ROOT, 'clients', 'typescript'))};`,
     "const api = createBlogApiClient({ baseUrl: 'http://localhost:3000/api/v1' });",
     'export async function usage(): Promise<void> {',
   ];
@@ -118,6 +118,25 @@ describe('typed client bodies (compiled as a front end would)', () => {
 
     expect([...errors.keys()].sort((a, b) => a - b)).toEqual(refused.map((_call, index) => index + 1));
     for (const message of errors.values()) expect(message).toMatch(/not assignable to type 'never'/);
+  }, 60_000);
+});
+
+describe('the examples of docs/spa.md', () => {
+  it('type-check as written, against the client of today', () => {
+    const guide = readFileSync(path.join(PROJECT_ROOT, 'docs', 'spa.md'), 'utf8');
+    const examples = [...guide.matchAll(/^```ts\n([\s\S]*?)^```/gm)].map((match) => match[1].trimEnd().split('\n'));
+    expect(examples.length).toBeGreaterThanOrEqual(4);
+    // what the examples take from the page around them, in a block of its own each
+    const given = [
+      "const title = 'A title';",
+      "const content = '<p>Text</p>';",
+      'const file = new Blob([]);',
+      "const tag = 'news';",
+      "const box = { value: 'words' };",
+      'const show = (..._shown: unknown[]) => undefined;',
+    ];
+    const errors = typeErrorsOf(examples.flatMap((lines) => ['{', ...given, ...lines, '}']));
+    expect([...errors.values()]).toEqual([]);
   }, 60_000);
 });
 

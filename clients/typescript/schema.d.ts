@@ -316,7 +316,7 @@ export interface paths {
         };
         /**
          * All blogs, newest first (published only for non-admins)
-         * @description Needs a Bearer token by default. Operator option: with `PUBLIC_READS=true` on the server, this read also works without an Authorization header, as an anonymous visitor: published blogs only (never drafts), `likedByMe` false, authors without email. A token that is sent still counts, and an invalid one still answers 401. Anonymous answers carry `Cache-Control: public, max-age=60, stale-while-revalidate=300` (or the durations PUBLIC_READS gives) and a weak ETag (If-None-Match → 304; a slug read answered by a cache counts no view); signed-in answers `Cache-Control: private`. Both vary on Authorization.
+         * @description Needs a Bearer token by default. Operator option: with `PUBLIC_READS=true` on the server, this read also works without an Authorization header, as an anonymous visitor: published blogs only (never drafts), `likedByMe` false, authors without email. A token that is sent still counts, and an invalid one still answers 401. Anonymous answers carry `Cache-Control: public, max-age=60, stale-while-revalidate=300` (or the durations PUBLIC_READS gives) and a weak ETag (If-None-Match → 304 while the answer is unchanged; a slug read counts a view, so its ETag changes at every read that reaches the server, and a read a cache answers counts none); signed-in answers `Cache-Control: private`. Both vary on Authorization.
          */
         get: operations["listBlogs"];
         put?: never;
@@ -337,7 +337,7 @@ export interface paths {
         };
         /**
          * Blogs of one author, newest first (an unknown author has none)
-         * @description Needs a Bearer token by default. Operator option: with `PUBLIC_READS=true` on the server, this read also works without an Authorization header, as an anonymous visitor: published blogs only (never drafts), `likedByMe` false, authors without email. A token that is sent still counts, and an invalid one still answers 401. Anonymous answers carry `Cache-Control: public, max-age=60, stale-while-revalidate=300` (or the durations PUBLIC_READS gives) and a weak ETag (If-None-Match → 304; a slug read answered by a cache counts no view); signed-in answers `Cache-Control: private`. Both vary on Authorization.
+         * @description Needs a Bearer token by default. Operator option: with `PUBLIC_READS=true` on the server, this read also works without an Authorization header, as an anonymous visitor: published blogs only (never drafts), `likedByMe` false, authors without email. A token that is sent still counts, and an invalid one still answers 401. Anonymous answers carry `Cache-Control: public, max-age=60, stale-while-revalidate=300` (or the durations PUBLIC_READS gives) and a weak ETag (If-None-Match → 304 while the answer is unchanged; a slug read counts a view, so its ETag changes at every read that reaches the server, and a read a cache answers counts none); signed-in answers `Cache-Control: private`. Both vary on Authorization.
          */
         get: operations["listBlogsOfUser"];
         put?: never;
@@ -357,7 +357,7 @@ export interface paths {
         };
         /**
          * One blog by its slug; counts a view when published
-         * @description Needs a Bearer token by default. Operator option: with `PUBLIC_READS=true` on the server, this read also works without an Authorization header, as an anonymous visitor: published blogs only (never drafts), `likedByMe` false, authors without email. A token that is sent still counts, and an invalid one still answers 401. Anonymous answers carry `Cache-Control: public, max-age=60, stale-while-revalidate=300` (or the durations PUBLIC_READS gives) and a weak ETag (If-None-Match → 304; a slug read answered by a cache counts no view); signed-in answers `Cache-Control: private`. Both vary on Authorization.
+         * @description Needs a Bearer token by default. Operator option: with `PUBLIC_READS=true` on the server, this read also works without an Authorization header, as an anonymous visitor: published blogs only (never drafts), `likedByMe` false, authors without email. A token that is sent still counts, and an invalid one still answers 401. Anonymous answers carry `Cache-Control: public, max-age=60, stale-while-revalidate=300` (or the durations PUBLIC_READS gives) and a weak ETag (If-None-Match → 304 while the answer is unchanged; a slug read counts a view, so its ETag changes at every read that reaches the server, and a read a cache answers counts none); signed-in answers `Cache-Control: private`. Both vary on Authorization.
          */
         get: operations["getBlogBySlug"];
         put?: never;
@@ -398,7 +398,7 @@ export interface paths {
         };
         /**
          * Tags with how many blogs carry each, most used first (published blogs only for non-admins)
-         * @description Needs a Bearer token by default. Operator option: with `PUBLIC_READS=true` on the server, this read also works without an Authorization header, as an anonymous visitor: published blogs only (never drafts), `likedByMe` false, authors without email. A token that is sent still counts, and an invalid one still answers 401. Anonymous answers carry `Cache-Control: public, max-age=60, stale-while-revalidate=300` (or the durations PUBLIC_READS gives) and a weak ETag (If-None-Match → 304; a slug read answered by a cache counts no view); signed-in answers `Cache-Control: private`. Both vary on Authorization.
+         * @description Needs a Bearer token by default. Operator option: with `PUBLIC_READS=true` on the server, this read also works without an Authorization header, as an anonymous visitor: published blogs only (never drafts), `likedByMe` false, authors without email. A token that is sent still counts, and an invalid one still answers 401. Anonymous answers carry `Cache-Control: public, max-age=60, stale-while-revalidate=300` (or the durations PUBLIC_READS gives) and a weak ETag (If-None-Match → 304 while the answer is unchanged; a slug read counts a view, so its ETag changes at every read that reaches the server, and a read a cache answers counts none); signed-in answers `Cache-Control: private`. Both vary on Authorization.
          */
         get: operations["listTags"];
         put?: never;
@@ -2734,52 +2734,52 @@ export interface operations {
                  */
                 offset?: components["parameters"]["Offset"];
                 /**
-                 * @description Only blogs with this tag; normalised as tags are (lowercase letters, digits and single hyphens, 1 to 30 characters) Give it at most once.
+                 * @description Only blogs with this tag; normalised as tags are (lowercase letters, digits and single hyphens, 1 to 30 characters). Give it at most once.
                  * @example news
                  */
                 tag?: string;
                 /**
-                 * @description Search: only blogs whose title or text holds every word (stemmed, accents and case ignored, stop words dropped), those whose title holds them all first, then newest first; each carries a `snippet`. Refused when it has no word but stop words. Give it at most once.
+                 * @description Search: only blogs whose title or text holds every word (stemmed, accents and case ignored, stop words dropped), those whose title holds them all first, then newest first; each carries a `snippet`. Refused when it has no word to look for (stop words, punctuation or symbols alone). Give it at most once.
                  * @example first post
                  */
                 q?: string;
                 /**
-                 * @description `card`: each blog as a card shows it (BlogCard: no `content`, one image, the author by name); by default the whole Blog Give it at most once.
+                 * @description `card`: each blog as a card shows it (BlogCard: no `content`, one image, the author by name); by default the whole Blog. Give it at most once.
                  * @example card
                  */
                 fields?: "card";
                 /**
-                 * @description The order, by a field, descending when led by `-`; ties go by `_id` the same way Give it at most once.
+                 * @description The order, by a field, descending when led by `-`; ties go by `_id` the same way. Drafts never published (no `publishedAt`) come first by `publishedAt`, last by `-publishedAt`. Give it at most once.
                  * @example -publishedAt
                  */
                 sort?: "-createdAt" | "createdAt" | "-publishedAt" | "publishedAt" | "-likesCount" | "likesCount" | "-viewsCount" | "viewsCount";
                 /**
-                 * @description Admins only: blogs of this status (others see published ones; `draft` is a 400 for them) Give it at most once.
+                 * @description Admins only: blogs of this status (others see published ones; `draft` is a 400 for them). Give it at most once.
                  * @example published
                  */
                 status?: "draft" | "published";
                 /**
-                 * @description Only this author's blogs (a user's id) Give it at most once.
+                 * @description Only this author's blogs (a user's id). Give it at most once.
                  * @example 6b03359a24f41420bf3bfc3f
                  */
                 author?: string;
                 /**
-                 * @description Only blogs first published after this time (ISO 8601) Give it at most once.
+                 * @description Only blogs first published after this time (ISO 8601). Give it at most once.
                  * @example 2026-01-01T00:00:00Z
                  */
                 publishedAfter?: string;
                 /**
-                 * @description Only blogs first published before this time (ISO 8601), later than `publishedAfter` Give it at most once.
+                 * @description Only blogs first published before this time (ISO 8601), later than `publishedAfter`. Give it at most once.
                  * @example 2026-12-31T23:59:59Z
                  */
                 publishedBefore?: string;
                 /**
-                 * @description The `nextCursor` of the previous page, with the same query (sort and filters); not with `offset`. Later pages then follow that page's last blog, so posts written meanwhile neither shift nor repeat them Give it at most once.
+                 * @description The `nextCursor` of the previous page, with the same query (sort and filters); not with `offset`. Later pages then follow that page's last blog, so posts written meanwhile neither shift nor repeat them. Give it at most once.
                  * @example WyJ…
                  */
                 cursor?: string;
                 /**
-                 * @description `false` skips counting: `total` is then null (cheaper on large collections) Give it at most once.
+                 * @description `false` skips counting: `total` is then null (cheaper on large collections). Give it at most once.
                  * @example false
                  */
                 count?: "true" | "false";
@@ -2796,6 +2796,10 @@ export interface operations {
                     "RateLimit-Limit": components["headers"]["RateLimitLimit"];
                     "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
                     "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    /** @description private for a signed-in reader; for an anonymous one (PUBLIC_READS), public with max-age and stale-while-revalidate */
+                    "Cache-Control"?: string;
+                    /** @description A weak ETag: send it back as If-None-Match for a 304 while the answer is unchanged */
+                    ETag?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -2866,6 +2870,16 @@ export interface operations {
                      */
                     "application/json": components["schemas"]["BlogPage"] | components["schemas"]["BlogCardPage"];
                 };
+            };
+            /** @description Unchanged since the ETag sent as If-None-Match; no body */
+            304: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content?: never;
             };
             400: components["responses"]["ValidationFailed"];
             401: components["responses"]["Unauthenticated"];
@@ -3051,52 +3065,52 @@ export interface operations {
                  */
                 offset?: components["parameters"]["Offset"];
                 /**
-                 * @description Only blogs with this tag; normalised as tags are (lowercase letters, digits and single hyphens, 1 to 30 characters) Give it at most once.
+                 * @description Only blogs with this tag; normalised as tags are (lowercase letters, digits and single hyphens, 1 to 30 characters). Give it at most once.
                  * @example news
                  */
                 tag?: string;
                 /**
-                 * @description Search: only blogs whose title or text holds every word (stemmed, accents and case ignored, stop words dropped), those whose title holds them all first, then newest first; each carries a `snippet`. Refused when it has no word but stop words. Give it at most once.
+                 * @description Search: only blogs whose title or text holds every word (stemmed, accents and case ignored, stop words dropped), those whose title holds them all first, then newest first; each carries a `snippet`. Refused when it has no word to look for (stop words, punctuation or symbols alone). Give it at most once.
                  * @example first post
                  */
                 q?: string;
                 /**
-                 * @description `card`: each blog as a card shows it (BlogCard: no `content`, one image, the author by name); by default the whole Blog Give it at most once.
+                 * @description `card`: each blog as a card shows it (BlogCard: no `content`, one image, the author by name); by default the whole Blog. Give it at most once.
                  * @example card
                  */
                 fields?: "card";
                 /**
-                 * @description The order, by a field, descending when led by `-`; ties go by `_id` the same way Give it at most once.
+                 * @description The order, by a field, descending when led by `-`; ties go by `_id` the same way. Drafts never published (no `publishedAt`) come first by `publishedAt`, last by `-publishedAt`. Give it at most once.
                  * @example -publishedAt
                  */
                 sort?: "-createdAt" | "createdAt" | "-publishedAt" | "publishedAt" | "-likesCount" | "likesCount" | "-viewsCount" | "viewsCount";
                 /**
-                 * @description Admins only: blogs of this status (others see published ones; `draft` is a 400 for them) Give it at most once.
+                 * @description Admins only: blogs of this status (others see published ones; `draft` is a 400 for them). Give it at most once.
                  * @example published
                  */
                 status?: "draft" | "published";
                 /**
-                 * @description Only this author's blogs (a user's id) Give it at most once.
+                 * @description Only this author's blogs (a user's id). Give it at most once.
                  * @example 6b03359a24f41420bf3bfc3f
                  */
                 author?: string;
                 /**
-                 * @description Only blogs first published after this time (ISO 8601) Give it at most once.
+                 * @description Only blogs first published after this time (ISO 8601). Give it at most once.
                  * @example 2026-01-01T00:00:00Z
                  */
                 publishedAfter?: string;
                 /**
-                 * @description Only blogs first published before this time (ISO 8601), later than `publishedAfter` Give it at most once.
+                 * @description Only blogs first published before this time (ISO 8601), later than `publishedAfter`. Give it at most once.
                  * @example 2026-12-31T23:59:59Z
                  */
                 publishedBefore?: string;
                 /**
-                 * @description The `nextCursor` of the previous page, with the same query (sort and filters); not with `offset`. Later pages then follow that page's last blog, so posts written meanwhile neither shift nor repeat them Give it at most once.
+                 * @description The `nextCursor` of the previous page, with the same query (sort and filters); not with `offset`. Later pages then follow that page's last blog, so posts written meanwhile neither shift nor repeat them. Give it at most once.
                  * @example WyJ…
                  */
                 cursor?: string;
                 /**
-                 * @description `false` skips counting: `total` is then null (cheaper on large collections) Give it at most once.
+                 * @description `false` skips counting: `total` is then null (cheaper on large collections). Give it at most once.
                  * @example false
                  */
                 count?: "true" | "false";
@@ -3116,6 +3130,10 @@ export interface operations {
                     "RateLimit-Limit": components["headers"]["RateLimitLimit"];
                     "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
                     "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    /** @description private for a signed-in reader; for an anonymous one (PUBLIC_READS), public with max-age and stale-while-revalidate */
+                    "Cache-Control"?: string;
+                    /** @description A weak ETag: send it back as If-None-Match for a 304 while the answer is unchanged */
+                    ETag?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -3187,6 +3205,16 @@ export interface operations {
                     "application/json": components["schemas"]["BlogPage"] | components["schemas"]["BlogCardPage"];
                 };
             };
+            /** @description Unchanged since the ETag sent as If-None-Match; no body */
+            304: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
             400: components["responses"]["ValidationFailed"];
             401: components["responses"]["Unauthenticated"];
             429: components["responses"]["TooManyRequests"];
@@ -3212,6 +3240,10 @@ export interface operations {
                     "RateLimit-Limit": components["headers"]["RateLimitLimit"];
                     "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
                     "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    /** @description private for a signed-in reader; for an anonymous one (PUBLIC_READS), public with max-age and stale-while-revalidate */
+                    "Cache-Control"?: string;
+                    /** @description A weak ETag: send it back as If-None-Match for a 304 while the answer is unchanged */
+                    ETag?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -3276,6 +3308,16 @@ export interface operations {
                      */
                     "application/json": components["schemas"]["BlogResponse"];
                 };
+            };
+            /** @description Unchanged since the ETag sent as If-None-Match; no body */
+            304: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content?: never;
             };
             401: components["responses"]["Unauthenticated"];
             /** @description No such Blog (NotFound) */
@@ -3564,6 +3606,10 @@ export interface operations {
                     "RateLimit-Limit": components["headers"]["RateLimitLimit"];
                     "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
                     "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    /** @description private for a signed-in reader; for an anonymous one (PUBLIC_READS), public with max-age and stale-while-revalidate */
+                    "Cache-Control"?: string;
+                    /** @description A weak ETag: send it back as If-None-Match for a 304 while the answer is unchanged */
+                    ETag?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -3582,6 +3628,16 @@ export interface operations {
                      */
                     "application/json": components["schemas"]["TagPage"];
                 };
+            };
+            /** @description Unchanged since the ETag sent as If-None-Match; no body */
+            304: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content?: never;
             };
             400: components["responses"]["ValidationFailed"];
             401: components["responses"]["Unauthenticated"];
@@ -4583,7 +4639,7 @@ export interface operations {
                     "RateLimit-Reset": components["headers"]["RateLimitReset"];
                     /** @description public, max-age and stale-while-revalidate: PUBLIC_READS's directives, or 60 and 300 seconds */
                     "Cache-Control"?: string;
-                    /** @description A weak ETag: send it back as If-None-Match for a 304 */
+                    /** @description A weak ETag: send it back as If-None-Match for a 304 while the answer is unchanged */
                     ETag?: string;
                     [name: string]: unknown;
                 };
@@ -4646,7 +4702,7 @@ export interface operations {
                     "RateLimit-Reset": components["headers"]["RateLimitReset"];
                     /** @description public, max-age and stale-while-revalidate: PUBLIC_READS's directives, or 60 and 300 seconds */
                     "Cache-Control"?: string;
-                    /** @description A weak ETag: send it back as If-None-Match for a 304 */
+                    /** @description A weak ETag: send it back as If-None-Match for a 304 while the answer is unchanged */
                     ETag?: string;
                     [name: string]: unknown;
                 };

@@ -113,7 +113,7 @@ async function loadBlogs(tag) {
   $('#blogs').dataset.loaded = data ? String(data.blogs.length) : 'error';
   $('#blogs').dataset.tag = tag ?? '';
   if (error) return report(error);
-  const tags = await api.GET('/tags', { params: { query: { limit: 20 } } });
+  const tags = await api.GET('/tags/', { params: { query: { limit: 20 } } });
   $('#tags').replaceChildren(...(tags.data?.tags ?? []).map(({ name, count }) => tagButton(name, count)));
 }
 

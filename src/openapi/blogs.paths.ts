@@ -1,9 +1,11 @@
 /** /blogs, /likes and /comments: blog posts with their banners, likes and comments. */
 import {
   BEARER,
+  CACHE_HEADERS,
   COMMON_RESPONSES,
   EXAMPLE_ID,
   JSON_BODY_RESPONSES,
+  NOT_MODIFIED,
   exampleAuthorCard,
   examplePublicUser,
   json,
@@ -150,7 +152,10 @@ const storageDown = respond(
   'The media storage failed; try again later',
   json(schemaRef('Error'), { code: 'ServerError', message: 'Banner storage is unavailable, please try again later' }),
 );
-const blogOk = (description: string) => respond(description, json(schemaRef('BlogResponse'), { blog: exampleBlog }));
+const blogOk = (description: string, headers?: ResponseObject['headers']) =>
+  respond(description, json(schemaRef('BlogResponse'), { blog: exampleBlog }), { headers });
+/** The answers of the cacheable reads (middlewares/public-cache.ts): with their cache headers, or a 304. */
+const cached = (ok: ResponseObject) => ({ '200': ok, '304': NOT_MODIFIED });
 const blogPage = respond(
   'One page of blogs, newest first unless `sort` says otherwise; non-admins see only published ones. With `fields=card`, ' +
     'BlogCards (no `content`, one image, the author by name); with `q`, the matches (title matches first unless `sort` is given), each with a `snippet`. ' +
@@ -159,6 +164,7 @@ const blogPage = respond(
     { anyOf: [schemaRef('BlogPage'), schemaRef('BlogCardPage')] },
     { limit: 20, offset: 0, total: 1, blogs: [exampleBlog], nextCursor: null },
   ),
+  { headers: CACHE_HEADERS.publicWhenAnonymous },
 );
 const paging = [ref('parameters', 'Limit'), ref('parameters', 'Offset')];
 const LIST_EXAMPLES: Record<(typeof BLOG_LIST_PARAMETERS)[number], unknown> = {
@@ -173,10 +179,12 @@ const LIST_EXAMPLES: Record<(typeof BLOG_LIST_PARAMETERS)[number], unknown> = {
   cursor: 'WyJ…',
   count: 'false',
 };
+/** A description ended by a full stop, before the next sentence. */
+const sentence = (text = '') => (text.endsWith('.') ? text : `${text}.`);
 const listQuery = BLOG_LIST_PARAMETERS.map((name) => ({
   name,
   in: 'query' as const,
-  description: `${BLOG_LIST_QUERY[name].schema.description} Give it at most once.`,
+  description: `${sentence(BLOG_LIST_QUERY[name].schema.description)} Give it at most once.`,
   schema: BLOG_LIST_QUERY[name].schema,
   example: LIST_EXAMPLES[name],
 }));
@@ -188,8 +196,9 @@ const PUBLIC_READS_NOTE =
 /** HTTP caching (middlewares/public-cache.ts), on the three blog reads and the tags. */
 const CACHED_READ_NOTE =
   `${PUBLIC_READS_NOTE} Anonymous answers carry \`Cache-Control: public, max-age=60, stale-while-revalidate=300\` ` +
-  '(or the durations PUBLIC_READS gives) and a weak ETag (If-None-Match → 304; a slug read answered by a cache ' +
-  'counts no view); signed-in answers `Cache-Control: private`. Both vary on Authorization.';
+  '(or the durations PUBLIC_READS gives) and a weak ETag (If-None-Match → 304 while the answer is unchanged; a ' +
+  'slug read counts a view, so its ETag changes at every read that reaches the server, and a read a cache answers ' +
+  'counts none); signed-in answers `Cache-Control: private`. Both vary on Authorization.';
 const deleted = respond('Deleted; no body');
 
 const blogPaths: Paths = {
@@ -201,7 +210,7 @@ const blogPaths: Paths = {
       summary: 'All blogs, newest first (published only for non-admins)',
       security: BEARER,
       parameters: [...paging, ...listQuery],
-      responses: { '200': blogPage, ...validation, ...unauthenticated, ...COMMON_RESPONSES },
+      responses: { ...cached(blogPage), ...validation, ...unauthenticated, ...COMMON_RESPONSES },
     },
     post: {
       operationId: 'createBlog',
@@ -238,7 +247,7 @@ const blogPaths: Paths = {
       summary: 'Blogs of one author, newest first (an unknown author has none)',
       security: BEARER,
       parameters: [ref('parameters', 'UserId'), ...paging, ...listQuery],
-      responses: { '200': blogPage, ...validation, ...unauthenticated, ...COMMON_RESPONSES },
+      responses: { ...cached(blogPage), ...validation, ...unauthenticated, ...COMMON_RESPONSES },
     },
   },
   '/blogs/{slug}': {
@@ -251,7 +260,12 @@ const blogPaths: Paths = {
       parameters: [
         { name: 'slug', in: 'path', required: true, schema: { type: 'string', minLength: 1 }, example: 'hello-world' },
       ],
-      responses: { '200': blogOk('The blog'), ...unauthenticated, '404': notFound('Blog'), ...COMMON_RESPONSES },
+      responses: {
+        ...cached(blogOk('The blog', CACHE_HEADERS.publicWhenAnonymous)),
+        ...unauthenticated,
+        '404': notFound('Blog'),
+        ...COMMON_RESPONSES,
+      },
     },
   },
   // OpenAPI counts /blogs/{slug} and /blogs/{blogId} as the same templated path; they stay apart
@@ -310,9 +324,12 @@ const tagPaths: Paths = {
       security: BEARER,
       parameters: paging,
       responses: {
-        '200': respond(
-          'One page of tags',
-          json(schemaRef('TagPage'), { limit: 20, offset: 0, total: 1, tags: [{ name: 'news', count: 1 }] }),
+        ...cached(
+          respond(
+            'One page of tags',
+            json(schemaRef('TagPage'), { limit: 20, offset: 0, total: 1, tags: [{ name: 'news', count: 1 }] }),
+            { headers: CACHE_HEADERS.publicWhenAnonymous },
+          ),
         ),
         ...validation,
         ...unauthenticated,

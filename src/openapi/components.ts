@@ -44,6 +44,31 @@ const RATE_LIMIT_HEADERS = {
   'RateLimit-Reset': ref('headers', 'RateLimitReset'),
 };
 
+/** The directives of a public answer (middlewares/public-cache.ts): PUBLIC_READS's, or 60 and 300 seconds. */
+const PUBLIC_DIRECTIVES = 'public, max-age=\\d+, stale-while-revalidate=\\d+';
+const ETAG_HEADER: HeaderObject = {
+  description: 'A weak ETag: send it back as If-None-Match for a 304 while the answer is unchanged',
+  schema: { type: 'string' },
+};
+/** The headers of a cacheable read: always public (the feeds), or public only for anonymous readers (the blog reads). */
+export const CACHE_HEADERS: Record<'public' | 'publicWhenAnonymous', Record<string, HeaderObject>> = {
+  public: {
+    'Cache-Control': {
+      description: "public, max-age and stale-while-revalidate: PUBLIC_READS's directives, or 60 and 300 seconds",
+      schema: { type: 'string', pattern: `^${PUBLIC_DIRECTIVES}$` },
+    },
+    ETag: ETAG_HEADER,
+  },
+  publicWhenAnonymous: {
+    'Cache-Control': {
+      description:
+        'private for a signed-in reader; for an anonymous one (PUBLIC_READS), public with max-age and stale-while-revalidate',
+      schema: { type: 'string', pattern: `^(private|${PUBLIC_DIRECTIVES})$` },
+    },
+    ETag: ETAG_HEADER,
+  },
+};
+
 /** A response; every response of the API carries the rate-limit headers (the limiter runs first). */
 export function respond(
   description: string,
@@ -57,6 +82,8 @@ export function respond(
     ...(extra.links ? { links: extra.links } : {}),
   };
 }
+
+export const NOT_MODIFIED = respond('Unchanged since the ETag sent as If-None-Match; no body');
 
 /** The responses any operation can give, whatever else it documents. */
 export const COMMON_RESPONSES = {

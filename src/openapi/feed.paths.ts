@@ -2,20 +2,23 @@
  * GET /feed.xml and GET /sitemap.xml, at the app's root (not under /api/v1), after the rate limit: public
  * whatever PUBLIC_READS says, since they carry only published posts, linked into the front end (SITE_URL).
  */
-import { AT_ROOT, COMMON_RESPONSES, DATABASE_RESPONSES, json, ref, respond, schemaRef } from './components';
+import {
+  AT_ROOT,
+  CACHE_HEADERS,
+  COMMON_RESPONSES,
+  DATABASE_RESPONSES,
+  NOT_MODIFIED,
+  json,
+  ref,
+  respond,
+  schemaRef,
+} from './components';
 import { FEEDS_NEED_SITE_URL } from '../services/feed.service';
 import { FEED_QUERY } from '../schemas/feed';
-import type { ContractPart, HeaderObject, Paths, ResponseObject } from './types';
+import type { ContractPart, Paths, ResponseObject } from './types';
 
-const cacheHeaders: Record<string, HeaderObject> = {
-  'Cache-Control': {
-    description: "public, max-age and stale-while-revalidate: PUBLIC_READS's directives, or 60 and 300 seconds",
-    schema: { type: 'string', pattern: '^public, max-age=\\d+, stale-while-revalidate=\\d+$' },
-  },
-  ETag: { description: 'A weak ETag: send it back as If-None-Match for a 304', schema: { type: 'string' } },
-};
 const xml = (description: string, mediaType: string, example: string): ResponseObject =>
-  respond(description, { [mediaType]: { schema: { type: 'string' }, example } }, { headers: cacheHeaders });
+  respond(description, { [mediaType]: { schema: { type: 'string' }, example } }, { headers: CACHE_HEADERS.public });
 const siteUrlUnset = respond(
   'SITE_URL is unset: the entries would have nowhere to link to (NotFound)',
   json(schemaRef('Error'), {
@@ -23,7 +26,6 @@ const siteUrlUnset = respond(
     message: FEEDS_NEED_SITE_URL,
   }),
 );
-const notModified = respond('Unchanged since the ETag sent as If-None-Match; no body');
 
 const feedPaths: Paths = {
   '/feed.xml': {
@@ -48,7 +50,7 @@ const feedPaths: Paths = {
           'application/atom+xml',
           '<?xml version="1.0" encoding="utf-8"?>\n<feed xmlns="http://www.w3.org/2005/Atom">…</feed>',
         ),
-        '304': notModified,
+        '304': NOT_MODIFIED,
         '400': ref('responses', 'ValidationFailed'),
         '404': respond(
           'SITE_URL is unset, or the author does not exist (NotFound)',
@@ -72,7 +74,7 @@ const feedPaths: Paths = {
           'application/xml',
           '<?xml version="1.0" encoding="UTF-8"?><urlset xmlns="http://www.sitemaps.org/schemas/sitemap/0.9">…</urlset>',
         ),
-        '304': notModified,
+        '304': NOT_MODIFIED,
         '404': siteUrlUnset,
         ...COMMON_RESPONSES,
         ...DATABASE_RESPONSES,
