@@ -2,7 +2,7 @@
  * Start-up as an operator meets it: a failure is one clear line on stderr (no stack trace), and
  * development keeps its generated JWT secrets across restarts so a SPA's tokens stay valid.
  */
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { createServer, type Server } from 'node:net';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
@@ -72,6 +72,27 @@ describe('a start-up that cannot succeed', () => {
   afterAll(async () => {
     await first?.stop();
     rmSync(dataDir, { recursive: true, force: true });
+  });
+
+  it('runs in a process group of its own, out of reach of a Ctrl-C meant for the API, which stops it last', async () => {
+    const javaChildren = () =>
+      readFileSync(`/proc/self/task/${process.pid}/children`, 'utf8')
+        .split(/\s+/)
+        .filter((pid) => pid !== '' && readFileSync(`/proc/${pid}/comm`, 'utf8').trim() === 'java')
+        .map(Number);
+    // /proc/<pid>/stat: "pid (name) state ppid pgrp …"; the name may hold spaces, the fields after it do not
+    const processGroupOf = (pid: number | 'self') =>
+      Number(readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1].split(' ')[2]);
+    const before = javaChildren();
+    const database = await startStandIn({ persistent: false, log: () => undefined });
+    try {
+      const started = javaChildren().filter((pid) => !before.includes(pid));
+      expect(started).toHaveLength(1);
+      expect(processGroupOf(started[0])).toBe(started[0]);
+      expect(processGroupOf(started[0])).not.toBe(processGroupOf('self'));
+    } finally {
+      await database.stop();
+    }
   });
 
   it("fails with one line giving the stand-in's reason (a locked file) and what to do", async () => {

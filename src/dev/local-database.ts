@@ -151,7 +151,10 @@ export async function startStandIn(options: LocalDatabaseOptions): Promise<Local
     args.push(file);
     description = `data in ${file}`;
   }
-  const child = spawn('java', args, { stdio: ['pipe', 'pipe', 'pipe'] });
+  // A process group of its own: Ctrl-C in a terminal signals the whole foreground group, and the API, which
+  // keeps serving while it drains, stops the stand-in last. It still never outlives the API: it ends when its
+  // standard input closes (tools/mongo-standin/Launcher.java).
+  const child = spawn('java', args, { stdio: ['pipe', 'pipe', 'pipe'], detached: true });
   const port = await waitForListening(child);
   return {
     uri: `mongodb://127.0.0.1:${port}/`,
