@@ -262,8 +262,7 @@ const singleQuery = (label: string): ParamSchema => ({
   isString: { errorMessage: `${label} must be a string`, bail: true },
 });
 
-/** An ISO 8601 date-time query parameter, handed on as a Date. */
-/** A date-time query parameter, read into a Date once `checks` (on the text as sent) have passed. */
+/** An ISO 8601 date-time query parameter, handed on as a Date once `checks` (on the text as sent) have passed. */
 const dateQuery = (label: string, checks: ParamSchema = {}): ParamSchema => ({
   ...singleQuery(label),
   isISO8601: {

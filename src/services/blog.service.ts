@@ -304,6 +304,7 @@ export function createBlogService({
       read(firstTier, start?.position ?? null, start ? 0 : page.offset, wanted),
     ]);
     let found = first;
+    // by offset with a count, whether any match lies past the first tier's rows is known without reading
     const more = start !== undefined || total === null || total > page.offset + first.length;
     if (firstTier === 0 && first.length < wanted && more) {
       // the second tier from its start, unless the offset passed the whole first tier: then past the rest of it
