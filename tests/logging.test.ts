@@ -1,4 +1,7 @@
+import { BlogModel } from '../src/models/blog.model';
 import { UserModel } from '../src/models/user.model';
+import { loggablePath } from '../src/middlewares/request-logger';
+import { createBlog } from './helpers/blogs';
 import { captureLog, settle, type CapturedLog } from './helpers/log-capture';
 import { useTestApp } from './helpers/test-app';
 import { registerUser, uniqueEmail } from './helpers/users';
@@ -127,5 +130,37 @@ describe('secrets stay out of the log', () => {
       password: '[redacted]',
       headers: { authorization: '[redacted]', cookie: '[redacted]' },
     });
+  });
+});
+
+describe("a preview link's token stays out of the log", () => {
+  const admin = ctx.signedInAdmin();
+
+  it('logs its reads without it, failures too', async () => {
+    const draft = await createBlog(ctx.app, admin);
+    const link = await api.as(admin).post(`/blogs/${draft._id}/preview-link`).send({}).expect(201);
+    const token = link.body.token as string;
+    log.lines.length = 0;
+
+    await api.get(`/blogs/preview/${token}`).expect(200);
+    jest.spyOn(BlogModel, 'findOne').mockImplementation(() => {
+      throw new Error('database exploded');
+    });
+    await api.get(`/blogs/preview/${token}`).expect(500);
+    await settle();
+
+    // the read, the failed read, and the failure's error line
+    expect(log.entries().filter((entry) => entry.path === '/api/v1/blogs/preview/…')).toHaveLength(3);
+    expect(log.entries().find((entry) => entry.level === 'error')).toMatchObject({
+      message: 'unexpected error',
+      path: '/api/v1/blogs/preview/…',
+    });
+    const text = log.lines.join('\n');
+    for (const part of token.split('.')) expect(text).not.toContain(part);
+  });
+
+  it('cuts it whatever the case of the path, which routing ignores', () => {
+    expect(loggablePath('/API/V1/Blogs/Preview/abc.def?x=1')).toBe('/API/V1/Blogs/Preview/…');
+    expect(loggablePath('/api/v1/blogs/preview-link')).toBe('/api/v1/blogs/preview-link');
   });
 });

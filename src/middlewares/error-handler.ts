@@ -17,7 +17,7 @@ import {
 import type { Logger } from '../lib/logger';
 import { duplicateKeyField } from '../lib/mongo-errors';
 import { StorageError } from '../services/storage';
-import { requestIdOf } from './request-logger';
+import { loggablePath, requestIdOf } from './request-logger';
 // dependency failures (issue 10): a separate branch of toHttpError, below
 import { ServiceUnavailable } from '../errors/http-errors';
 import { isDatabaseUnavailableError } from '../lib/database';
@@ -128,7 +128,7 @@ export function errorHandler(logger: Logger, options: { retryAfterSeconds?: numb
 
 /** Which request failed: its id (also set by the log context, but errors of body parsing arrive outside it), method and path. */
 function where(req: Request, res: Response) {
-  return { requestId: requestIdOf(res), method: req.method, path: req.path };
+  return { requestId: requestIdOf(res), method: req.method, path: loggablePath(req.originalUrl) };
 }
 
 function describe(error: unknown): Record<string, unknown> {

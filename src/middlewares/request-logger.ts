@@ -4,10 +4,12 @@
  * follows the request through), is generated otherwise, and is sent back in X-Request-Id.
  * Every line logged while the request is served carries the id (lib/request-context).
  *
- * Only the path is logged, never the query string, headers or body: those may carry secrets.
+ * Only the path is logged, never the query string, headers or body: those may carry secrets. A path
+ * whose last part is a credential (a preview link's token) is logged without it.
  */
 import { randomUUID } from 'node:crypto';
 import type { NextFunction, Request, Response } from 'express';
+import { API_BASE_PATH } from '../config';
 import type { Logger } from '../lib/logger';
 import { endRequestContext, runInRequestContext, type RequestContext } from '../lib/request-context';
 
@@ -16,6 +18,8 @@ export const REQUEST_ID_HEADER = 'X-Request-Id';
 const WELL_FORMED_REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/;
 /** Long paths are cut in the log: a line per request should stay a line. */
 const MAX_LOGGED_PATH_LENGTH = 512;
+/** Paths that end in a credential: a preview link's token reads the draft without signing in. */
+const CREDENTIAL_PATHS = [`${API_BASE_PATH}/blogs/preview/`];
 
 export interface RequestLoggerOptions {
   logger: Logger;
@@ -28,7 +32,7 @@ export function requestLogger({ logger, quietPaths = [] }: RequestLoggerOptions)
     const offered = req.get(REQUEST_ID_HEADER);
     const requestId = offered !== undefined && WELL_FORMED_REQUEST_ID.test(offered) ? offered : randomUUID();
     const startedAt = process.hrtime.bigint();
-    const path = pathWithoutQuery(req.originalUrl);
+    const path = loggablePath(req.originalUrl);
     res.setHeader(REQUEST_ID_HEADER, requestId);
     const context: RequestContext = { requestId };
 
@@ -57,7 +61,12 @@ export function requestIdOf(res: Response): string | undefined {
   return typeof value === 'string' ? value : undefined;
 }
 
-function pathWithoutQuery(url: string): string {
+/** A request's path as a log line may show it: no query string, no credential, not too long. */
+export function loggablePath(url: string): string {
   const path = url.split('?')[0];
+  // routing ignores case, so a token sent to /API/V1/BLOGS/PREVIEW/… reads the draft all the same
+  const lower = path.toLowerCase();
+  const credential = CREDENTIAL_PATHS.find((prefix) => lower.startsWith(prefix) && path.length > prefix.length);
+  if (credential) return `${path.slice(0, credential.length)}…`;
   return path.length > MAX_LOGGED_PATH_LENGTH ? `${path.slice(0, MAX_LOGGED_PATH_LENGTH)}…` : path;
 }
