@@ -167,8 +167,6 @@ export function createApp({
         ...config.mail,
         logger,
         sent: metrics.mailSent,
-        // the link carries a token: only a developer's own terminal may show it
-        logLinks: config.env === 'development',
       }),
     siteUrl: config.siteUrl,
     publicUrl: config.publicUrl,

@@ -3,8 +3,10 @@
  * SMTP_URL (the offline flow), off in production without SMTP_URL (503), and an SMTP server that is
  * down or stalls (the request is answered at once; the failure is logged and counted in /metrics).
  */
+import { execFile } from 'node:child_process';
 import { readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
+import { promisify } from 'node:util';
 import { simpleParser } from 'mailparser';
 import request from 'supertest';
 import { createApp } from '../src/app';
@@ -19,6 +21,7 @@ import { PRODUCTION_ENV, testEnvironment, useTestApp } from './helpers/test-app'
 import { registerUser } from './helpers/users';
 
 const ctx = useTestApp();
+const LAST_MAIL_TOOL = path.join(__dirname, '..', 'tools', 'mail', 'last.js');
 
 /** The deadline of one send in these tests: short, so a stalled server costs the test little. */
 const SEND_TIMEOUT_MS = 800;
@@ -68,7 +71,7 @@ describe('without SMTP_URL', () => {
 
   it('writes each message as an .eml file; without SITE_URL it carries the token and how to send it', async () => {
     const folder = mailFolder.path;
-    const { app, api, log } = appWithMailer({}, { directory: folder, logLinks: true });
+    const { app, api, log } = appWithMailer({}, { directory: folder });
     const { user } = await registerUser(app);
     await api.post('/auth/forgot-password').send({ email: user.email }).expect(202);
 
@@ -82,6 +85,7 @@ describe('without SMTP_URL', () => {
     expect(message.html).toContain('<pre>');
     const written = log.entries().find((entry) => entry.message === 'mail written (no SMTP_URL)');
     expect(written).toMatchObject({ purpose: 'reset-password', file: path.join(folder, file) });
+    expect(written).not.toHaveProperty('link');
 
     // the offline flow: the token of the file resets the password
     const token = tokenOf(message.text);
@@ -91,17 +95,19 @@ describe('without SMTP_URL', () => {
     await api.post('/auth/reset-password').send({ token, password: 'reset offline' }).expect(200);
   });
 
-  it('logs the link when asked (development), and the link opens SITE_URL', async () => {
-    const { app, api, log } = appWithMailer(
-      { SITE_URL: TEST_SITE_URL },
-      { directory: mailFolder.path, logLinks: true },
-    );
+  it('with SITE_URL, never logs the link (it carries a token); npm run mail:last shows it whole', async () => {
+    const folder = mailFolder.path;
+    const { app, api, log } = appWithMailer({ SITE_URL: TEST_SITE_URL }, { directory: folder });
     const { user } = await registerUser(app);
     await api.post('/auth/forgot-password').send({ email: user.email }).expect(202);
-    const written = await eventually(() =>
-      log.entries().find((entry) => entry.message === 'mail written (no SMTP_URL)'),
-    );
-    expect(written.link).toMatch(new RegExp(`^${TEST_SITE_URL}/reset-password\\?token=[\\w-]{43}$`));
+    await eventually(() => log.entries().find((entry) => entry.message === 'mail written (no SMTP_URL)'));
+
+    const { stdout } = await promisify(execFile)(process.execPath, [LAST_MAIL_TOOL, folder], { timeout: 20_000 });
+    const link = new RegExp(`^${TEST_SITE_URL}/reset-password\\?token=([\\w-]{43})$`, 'm').exec(stdout);
+    expect(stdout).toContain(`To: ${user.email}`);
+    expect(link).not.toBeNull();
+    expect(log.lines.join('\n')).not.toContain(link![1]);
+    await api.post('/auth/reset-password').send({ token: link![1], password: 'reset by the link' }).expect(200);
   });
 
   it('is off in production: forgot-password answers 503 naming SMTP_URL, without Retry-After', async () => {

@@ -9,7 +9,7 @@
  * - `off`: without SMTP_URL elsewhere (production): nothing is sent, and the routes that mail say so (503).
  *
  * Neither the message (which carries a token) nor the address is ever logged or used as a label; only its
- * purpose and the outcome. Development may log the message's link (`logLinks`), the offline way in.
+ * purpose and the outcome (and in development the file's name: `npm run mail:last` shows the newest).
  */
 import { randomBytes } from 'node:crypto';
 import { mkdir, writeFile } from 'node:fs/promises';
@@ -28,8 +28,6 @@ export interface MailMessage {
   text: string;
   html: string;
   purpose: MailPurpose;
-  /** The link the message carries, logged in development only (the offline way to follow it). */
-  link?: string;
 }
 
 export interface Mailer {
@@ -56,8 +54,6 @@ export interface MailerOptions {
   logger: Logger;
   /** mail_sent_total, by purpose and result (sent, failed). */
   sent?: Counter<'purpose' | 'result'>;
-  /** Whether to log each message's link (development only: it carries a token). */
-  logLinks?: boolean;
 }
 
 const TIMED_OUT = Symbol('timed out');
@@ -112,11 +108,7 @@ export function createMailer(options: MailerOptions): Mailer {
     if (mode !== 'files') return;
     await mkdir(directory!, { recursive: true });
     const file = await writeNewFile(directory!, message.purpose, info.message as Buffer);
-    logger.info('mail written (no SMTP_URL)', {
-      purpose: message.purpose,
-      file,
-      ...(options.logLinks && message.link ? { link: message.link } : {}),
-    });
+    logger.info('mail written (no SMTP_URL)', { purpose: message.purpose, file });
   }
 
   async function send(message: MailMessage): Promise<boolean> {

@@ -199,7 +199,6 @@ function resetPasswordMessage(action: Action): Omit<MailMessage, 'to'> {
     subject: 'Reset your password',
     text: wrapped(`${intro}\n\n${action.text}\n\n${outro}\n`),
     html: htmlOf([intro, outro], action),
-    link: action.link,
   };
 }
 
@@ -211,6 +210,5 @@ function verifyEmailMessage(action: Action): Omit<MailMessage, 'to'> {
     subject: 'Verify your email address',
     text: wrapped(`${intro}\n\n${action.text}\n\n${outro}\n`),
     html: htmlOf([intro, outro], action),
-    link: action.link,
   };
 }
