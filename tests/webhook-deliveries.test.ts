@@ -102,6 +102,23 @@ describe('registering', () => {
     expectFieldError(await api.as(admin).post('/webhooks/').send(body), Object.keys(fields)[0]!);
   });
 
+  it('refuses a secret too short without echoing it back', async () => {
+    const body = { url: 'https://hooks.example.com/a', events: ['blog.published'], secret: 'short-secret' };
+    const answer = await api.as(admin).post('/webhooks/').send(body);
+    expectFieldError(answer, 'secret');
+    expect(answer.body.errors.secret.value).toBe('');
+    expect(JSON.stringify(answer.body)).not.toContain('short-secret');
+  });
+
+  it('names the http:// and https:// schemes when private receivers are allowed', async () => {
+    const answer = await api
+      .as(admin)
+      .post('/webhooks/')
+      .send({ url: 'ftp://hooks.example.com/a', events: ['blog.published'] });
+    expectFieldError(answer, 'url');
+    expect(answer.body.errors.url.msg).toBe('URL must be an http:// or https:// URL');
+  });
+
   it.each([
     ['plain HTTP', 'http://hooks.example.com/a', /https:\/\//],
     ['a loopback address', 'https://127.0.0.1/a', /127\.0\.0\.1, which is not a public address/],
@@ -116,6 +133,7 @@ describe('registering', () => {
 
     expectFieldError(answer, 'url');
     expect(answer.body.errors.url.msg).toMatch(message);
+    expect(answer.body.errors.url.msg).toMatch(/WEBHOOKS_ALLOW_PRIVATE=true\)$/);
   });
 
   it('deletes a webhook with its deliveries', async () => {

@@ -7,7 +7,7 @@ import { validationResult, type ValidationError } from 'express-validator';
 import { RequestValidationError, type FieldError } from '../errors/http-errors';
 
 /** Fields whose submitted value is never echoed back (it would travel through proxies and logs). */
-const SECRET_FIELDS = new Set(['password', 'confirm_password', 'current_password', 'refreshToken', 'token']);
+const SECRET_FIELDS = new Set(['password', 'confirm_password', 'current_password', 'refreshToken', 'token', 'secret']);
 
 /**
  * How much of a refused value is echoed back. The echo helps a client see what it sent; it must not

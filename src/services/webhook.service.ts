@@ -32,6 +32,9 @@ const deliveryView = (delivery: Record<string, unknown>): DeliveryView =>
 /** A 400 on `url`, in the shape of the other validation errors. */
 const badUrl = (url: string, message: string) => RequestValidationError.forField('url', message, 'body', url);
 
+/** What lets an admin register a receiver on the server's own network (docs/admin-guide.md#webhooks). */
+const NEEDS_PRIVATE = " (http:// and private addresses need the server's WEBHOOKS_ALLOW_PRIVATE=true)";
+
 export function createWebhookService({ allowPrivate }: { allowPrivate: boolean }) {
   /** Refuses what would reach the operator's own network: checked again at each delivery. */
   async function checkAddress(url: string): Promise<void> {
@@ -42,7 +45,10 @@ export function createWebhookService({ allowPrivate }: { allowPrivate: boolean }
       throw badUrl(url, 'URL must be an absolute URL');
     }
     if (parsed.protocol !== 'https:' && !(allowPrivate && parsed.protocol === 'http:'))
-      throw badUrl(url, 'URL must be an https:// URL');
+      throw badUrl(
+        url,
+        allowPrivate ? 'URL must be an http:// or https:// URL' : `URL must be an https:// URL${NEEDS_PRIVATE}`,
+      );
     if (parsed.username || parsed.password) throw badUrl(url, 'URL must not carry credentials');
     if (allowPrivate) return;
     const host = parsed.hostname.replace(/^\[|\]$/g, '');
@@ -56,7 +62,8 @@ export function createWebhookService({ allowPrivate }: { allowPrivate: boolean }
     if (addresses === TIMED_OUT || addresses.length === 0)
       throw badUrl(url, `URL's host ${host} could not be resolved`);
     const refused = addresses.find((address) => !isPublicAddress(address));
-    if (refused) throw badUrl(url, `URL's host ${host} resolves to ${refused}, which is not a public address`);
+    if (refused)
+      throw badUrl(url, `URL's host ${host} resolves to ${refused}, which is not a public address${NEEDS_PRIVATE}`);
   }
 
   async function findWebhook(webhookId: string) {
