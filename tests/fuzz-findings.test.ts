@@ -26,6 +26,27 @@ describe('JSON bodies that are not objects', () => {
     },
   );
 
+  it.each([['"text"'], ['42'], ['null']])(
+    'refuses the JSON %s the same way, not as JSON that does not parse',
+    async (body) => {
+      const response = await api.post('/auth/login').set('Content-Type', 'application/json').send(body);
+
+      expect(response.status).toBe(400);
+      expect(response.body).toEqual({
+        code: 'ValidationError',
+        errors: {
+          '': { type: 'field', value: body, msg: 'Request body must be a JSON object', path: '', location: 'body' },
+        },
+      });
+    },
+  );
+
+  it('still says "not valid JSON" of a body that does not parse', async () => {
+    const response = await api.post('/auth/login').set('Content-Type', 'application/json').send('{"email":');
+    expect(response.status).toBe(400);
+    expect(response.body).toEqual({ code: 'BadRequest', message: 'Request body is not valid JSON' });
+  });
+
   it('still accepts PUT /users/current without a body, as an empty update', async () => {
     const signedIn = await registerUser(ctx.app);
     const response = await api.as(signedIn).put('/users/current');

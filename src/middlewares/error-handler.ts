@@ -17,7 +17,9 @@ import {
 import type { Logger } from '../lib/logger';
 import { duplicateKeyField } from '../lib/mongo-errors';
 import { StorageError } from '../services/storage';
+import { JSON_OBJECT_MESSAGE } from '../validators/common.validators';
 import { loggablePath, requestIdOf } from './request-logger';
+import { ECHO_LIMITS } from './validate';
 // dependency failures (issue 10): a separate branch of toHttpError, below
 import { ServiceUnavailable } from '../errors/http-errors';
 import { isDatabaseUnavailableError } from '../lib/database';
@@ -26,6 +28,22 @@ import { isDatabaseUnavailableError } from '../lib/database';
 interface BodyParserError {
   type: string;
   status?: number;
+  /** The body as received, on a parse failure. */
+  body?: unknown;
+}
+
+/**
+ * A body express.json refused in its strict mode although it is JSON (`"text"`, `42`, `null`): the same 400
+ * as an array gets (validators/common.validators.ts), not a claim that it is not JSON.
+ */
+function scalarJsonBody(error: BodyParserError): HttpError | undefined {
+  if (typeof error.body !== 'string') return undefined;
+  try {
+    JSON.parse(error.body);
+  } catch {
+    return undefined;
+  }
+  return RequestValidationError.forField('', JSON_OBJECT_MESSAGE, 'body', error.body.slice(0, ECHO_LIMITS.characters));
 }
 
 const isBodyParserError = (error: unknown): error is BodyParserError =>
@@ -53,7 +71,7 @@ export function toHttpError(error: unknown, retryAfterSeconds = DEFAULT_RETRY_AF
   if (isBodyParserError(error)) {
     switch (error.type) {
       case 'entity.parse.failed':
-        return new BadRequest('Request body is not valid JSON');
+        return scalarJsonBody(error) ?? new BadRequest('Request body is not valid JSON');
       case 'entity.too.large':
         return new PayloadTooLarge('Request body is too large');
       case 'encoding.unsupported':

@@ -12,11 +12,12 @@ import { PAGE_QUERY } from '../schemas/common';
  * The JSON body, when there is one, must be an object: express.json also parses arrays and, for
  * PUT /users/current whose fields are all optional, `[null]` would otherwise pass as an empty update.
  */
+export const JSON_OBJECT_MESSAGE = 'Request body must be a JSON object';
 export const jsonObjectBody: ValidationChain = body()
   .custom(
     (value: unknown) => value === undefined || (typeof value === 'object' && value !== null && !Array.isArray(value)),
   )
-  .withMessage('Request body must be a JSON object');
+  .withMessage(JSON_OBJECT_MESSAGE);
 
 /** What a JSON route says to a body of another type. */
 export const JSON_CONTENT_TYPE_MESSAGE =
