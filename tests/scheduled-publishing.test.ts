@@ -57,6 +57,30 @@ describe('publishAt', () => {
   });
 });
 
+describe('publishAt on a published post', () => {
+  const put = (blogId: string, fields: Record<string, string>) => {
+    const form = request(ctx.app).put(`/api/v1/blogs/${blogId}`).set(bearer(admin));
+    for (const [name, value] of Object.entries(fields)) void form.field(name, value);
+    return form;
+  };
+
+  it('is refused alone, naming the way to schedule it again, and the post stays as it was', async () => {
+    const blog = await createBlog(ctx.app, admin, { status: 'published', title: 'Out already' });
+    const refused = await put(blog._id, { publishAt: inMs(3600_000), title: 'Renamed' });
+    expectFieldError(refused, 'publishAt');
+    expect(refused.body.errors.publishAt.msg).toMatch(/send status=draft with it/);
+    expect((await readAs(admin, blog.slug)).body.blog).toMatchObject({ title: 'Out already', status: 'published' });
+  });
+
+  it('takes the post down until then with status=draft, and an empty one is no change', async () => {
+    const blog = await createBlog(ctx.app, admin, { status: 'published' });
+    await put(blog._id, { publishAt: '' }).expect(200);
+    const publishAt = inMs(3600_000);
+    const scheduled = await put(blog._id, { publishAt, status: 'draft' }).expect(200);
+    expect(scheduled.body.blog).toMatchObject({ status: 'draft', publishAt });
+  });
+});
+
 describe('the scheduler', () => {
   it('publishes a post when its time comes, with publishedAt the scheduled time, and records blog.published', async () => {
     const recorded: DomainEvent[] = [];

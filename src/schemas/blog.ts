@@ -486,7 +486,8 @@ const publishAt = {
       format: 'date-time',
       description:
         'Publish this draft by itself at that time (in the future, at most a year ahead); the post stays a draft until then. ' +
-        'An empty value clears the schedule; sending status=published publishes at once and clears it.',
+        'An empty value clears the schedule; sending status=published publishes at once and clears it. On a ' +
+        'published post it needs status=draft beside it (the post is taken down until then); alone, a 400.',
     }),
   ),
   rules: {

@@ -49,6 +49,8 @@ const foreignCursor = (cursor: string) =>
     'query',
     cursor,
   );
+const ALREADY_PUBLISHED =
+  'The post is published: publishAt schedules a draft (send status=draft with it to take the post down until then)';
 /** A search's relevance tier: 0, the blogs whose title holds every word; 1, the others. */
 type Tier = 0 | 1;
 
@@ -397,6 +399,9 @@ export function createBlogService({
     const blog = await BlogModel.findById(blogId);
     if (!blog) throw new NotFound('Blog not found');
     const { banner, regenerateSlug, excerpt, publishAt, ...fields } = changes;
+    // a time to publish a post that is already out would otherwise be dropped without a word
+    if (publishAt && fields.status === undefined && blog.status === 'published')
+      throw RequestValidationError.forField('publishAt', ALREADY_PUBLISHED, 'body', publishAt);
     const statusBefore = blog.status;
     for (const [field, value] of Object.entries(fields)) if (value !== undefined) blog.set(field, value);
     if (publishAt !== undefined) blog.set('publishAt', publishAt === '' ? undefined : new Date(publishAt));
