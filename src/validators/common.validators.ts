@@ -8,11 +8,12 @@ import { body, checkSchema, param, type ParamSchema, type ValidationChain } from
 import { UnsupportedMediaType } from '../errors/http-errors';
 import { PAGE_QUERY } from '../schemas/common';
 
+export const JSON_OBJECT_MESSAGE = 'Request body must be a JSON object';
 /**
  * The JSON body, when there is one, must be an object: express.json also parses arrays and, for
  * PUT /users/current whose fields are all optional, `[null]` would otherwise pass as an empty update.
+ * (A scalar such as `"text"` never gets here: express.json refuses it, and the error handler answers the same.)
  */
-export const JSON_OBJECT_MESSAGE = 'Request body must be a JSON object';
 export const jsonObjectBody: ValidationChain = body()
   .custom(
     (value: unknown) => value === undefined || (typeof value === 'object' && value !== null && !Array.isArray(value)),
