@@ -193,6 +193,21 @@ describeWithRedis('two instances sharing MongoDB and Redis', () => {
     expect(afterOutage.map((result) => result.status)).toEqual([...Array(RATE_LIMIT_MAX).fill(200), 429]);
   });
 
+  it('answers when Redis stops answering with its connections open (frozen), failing open after the store deadline', async () => {
+    redis.pause();
+    let duringFreeze: Array<{ status: number }>;
+    try {
+      // held until Redis answered again, these would wait as long as the freeze (the test's timeout)
+      duringFreeze = await alternate(4);
+      expect((await get(a, '/readyz')).status).toBe(503);
+    } finally {
+      redis.resume();
+    }
+    expect(duringFreeze.map((result) => result.status)).toEqual([200, 200, 200, 200]);
+    await a.waitForLine(/redis: no answer to \w+ within 1000 ms/, 5000);
+    await Promise.all([waitUntilReady(a), waitUntilReady(b)]);
+  });
+
   // Concurrent (started once the top-level beforeAll has run, before this block's): an instance and a Redis
   // of its own, and most of its time is spent waiting for the instance's Redis connection attempts.
   it.concurrent('starts without Redis (failing open), and limits once Redis comes up', async () => {

@@ -14,6 +14,22 @@ export type RedisClient = Awaited<ReturnType<typeof createRedisClient>>;
 
 /** A rate-limit check waits at most this long for Redis before the request goes through unlimited. */
 const COMMAND_TIMEOUT_MS = 1000;
+const TIMED_OUT = Symbol('timed out');
+
+/**
+ * A command, given up after COMMAND_TIMEOUT_MS. node-redis's own `timeout` bounds only the wait to be
+ * written: a Redis that stops answering on an open connection (frozen, or a silent partition) left the
+ * reply, and every rate-limited request with it, waiting for as long as it did.
+ */
+async function command<T>(client: RedisClient, args: string[]): Promise<T> {
+  const reply = await settleWithin(
+    client.sendCommand<T>(args, { timeout: COMMAND_TIMEOUT_MS }),
+    COMMAND_TIMEOUT_MS,
+    TIMED_OUT,
+  );
+  if (reply === TIMED_OUT) throw new Error(`redis: no answer to ${args[0]} within ${COMMAND_TIMEOUT_MS} ms`);
+  return reply;
+}
 const CONNECT_TIMEOUT_MS = 2000;
 /** Reconnect back-off: quick at first, then every few seconds for as long as Redis stays away. */
 const reconnectDelayMs = (retries: number) => Math.min(100 * 2 ** retries, 5000);
@@ -69,7 +85,7 @@ export async function openRedis({ url, logger, readyTimeoutMs = 5000 }: OpenRedi
 export async function pingRedis(client: RedisClient): Promise<boolean> {
   if (!client.isReady) return false;
   try {
-    return (await client.sendCommand<string>(['PING'], { timeout: COMMAND_TIMEOUT_MS })) === 'PONG';
+    return (await command<string>(client, ['PING'])) === 'PONG';
   } catch {
     return false;
   }
@@ -97,7 +113,7 @@ class RecoveringRedisStore extends RedisStore {
 export function createRedisRateLimitStore(client: RedisClient, prefix = 'rl:'): RedisStore {
   return new RecoveringRedisStore({
     prefix,
-    sendCommand: (...args: string[]) => client.sendCommand<RedisReply>(args, { timeout: COMMAND_TIMEOUT_MS }),
+    sendCommand: (...args: string[]) => command<RedisReply>(client, args),
   });
 }
 
@@ -107,7 +123,7 @@ const AUTH_CHANGES_CHANNEL = 'auth-changes';
 /** Publishes an auth change for the other instances; false when Redis did not take it in time. */
 async function publishAuthChange(client: RedisClient, userId: string): Promise<boolean> {
   try {
-    await client.sendCommand(['PUBLISH', AUTH_CHANGES_CHANNEL, userId], { timeout: COMMAND_TIMEOUT_MS });
+    await command(client, ['PUBLISH', AUTH_CHANGES_CHANNEL, userId]);
     return true;
   } catch {
     return false;

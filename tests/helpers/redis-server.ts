@@ -15,6 +15,10 @@ export interface RedisServer {
   url: string;
   /** Kills the server at once (SIGKILL), as a crash would. */
   kill(): Promise<void>;
+  /** Freezes the server (SIGSTOP): its connections stay open and nothing answers, as in a silent partition. */
+  pause(): void;
+  /** Lets a frozen server go on (SIGCONT). */
+  resume(): void;
   stop(): Promise<void>;
 }
 
@@ -71,7 +75,12 @@ export async function startRedisServer(port?: number): Promise<RedisServer> {
       port: chosenPort,
       url: `redis://127.0.0.1:${chosenPort}`,
       kill: () => end('SIGKILL'),
-      stop: () => end('SIGTERM'),
+      pause: () => void child.kill('SIGSTOP'),
+      resume: () => void child.kill('SIGCONT'),
+      stop: async () => {
+        child.kill('SIGCONT'); // a frozen server would not act on SIGTERM
+        await end('SIGTERM');
+      },
     };
   }
 }
