@@ -151,10 +151,9 @@ export async function startStandIn(options: LocalDatabaseOptions): Promise<Local
     args.push(file);
     description = `data in ${file}`;
   }
-  // A process group of its own: Ctrl-C in a terminal signals the whole foreground group, and the API, which
-  // keeps serving while it drains, stops the stand-in last. It still never outlives the API: it ends when its
-  // standard input closes (tools/mongo-standin/Launcher.java).
-  const child = spawn('java', args, { stdio: ['pipe', 'pipe', 'pipe'], detached: true });
+  // It ignores SIGINT (Ctrl-C reaches the whole process group: the API drains, then stops it) and ends when its
+  // standard input closes, so it never outlives the API (tools/mongo-standin/Launcher.java).
+  const child = spawn('java', args, { stdio: ['pipe', 'pipe', 'pipe'] });
   const port = await waitForListening(child);
   return {
     uri: `mongodb://127.0.0.1:${port}/`,

@@ -1,8 +1,10 @@
 // Starts mongo-java-server, a MongoDB wire-protocol stand-in, for offline development and CI.
 //   java -cp <classpath> Launcher.java <port> [h2-file]
 // Port 0 picks a free port. Without a file the data lives in memory; with one it is kept in an H2 file.
-// Prints "mongo-standin listening on <host>:<port>" once it accepts connections. Stops on SIGTERM/SIGINT,
-// and when its standard input closes, so it never outlives the Node process that started it.
+// Prints "mongo-standin listening on <host>:<port>" once it accepts connections. Stops on SIGTERM, and
+// when its standard input closes, so it never outlives the Node process that started it. It ignores
+// SIGINT: Ctrl-C in a terminal signals the whole foreground process group, and the API, which keeps
+// serving while it drains, stops the stand-in last.
 import de.bwaldvogel.mongo.MongoBackend;
 import de.bwaldvogel.mongo.MongoServer;
 import de.bwaldvogel.mongo.backend.h2.H2Backend;
@@ -19,8 +21,9 @@ public class Launcher {
         MongoBackend backend = args.length > 1 ? new H2Backend(args[1]) : new MemoryBackend();
         MongoServer server = new MongoServer(backend);
         server.bind("127.0.0.1", port);
-        // The JVM runs shutdown hooks on SIGTERM and SIGINT; closing the server flushes the H2 file.
+        // The JVM runs shutdown hooks on SIGTERM; closing the server flushes the H2 file.
         Runtime.getRuntime().addShutdownHook(new Thread(server::shutdownNow));
+        sun.misc.Signal.handle(new sun.misc.Signal("INT"), sun.misc.SignalHandler.SIG_IGN);
         InetSocketAddress address = server.getLocalAddress();
         System.out.println("mongo-standin listening on " + address.getHostString() + ":" + address.getPort());
         System.out.flush();
