@@ -75,9 +75,19 @@ describe('loadConfig', () => {
     ['NODE_ENV', 'staging'],
     ['LOG_LEVEL', 'loud'],
     ['MONGODB_SERVER_API', 'maybe'],
+    ['MONGODB_URI', 'notauri'],
+    ['MONGODB_URI', 'postgres://u:pw@db/blog'],
   ])('refuses %s=%s with one line naming the variable', (name, value) => {
     expect(() => loadConfig({ ...production, [name]: value })).toThrow(new RegExp(`^${name}: `));
+    expect(() => loadConfig({ ...production, [name]: value })).not.toThrow(/pw@/);
   });
+
+  it.each(['mongodb://db/blog', 'mongodb+srv://u:p@cluster0.example.net/blog?retryWrites=true'])(
+    'accepts MONGODB_URI %s',
+    (uri) => {
+      expect(() => loadConfig({ ...production, MONGODB_URI: uri })).not.toThrow();
+    },
+  );
 
   it('reads the Cloudinary credentials and an upload_prefix from CLOUDINARY_URL, and refuses another form', () => {
     expect(loadConfig(production).config.storage.cloudinary).toEqual({

@@ -89,7 +89,13 @@ const environmentSchema = z.object({
   PUBLIC_URL: z.preprocess(emptyToUndefined, z.url().optional()),
   // The front end's address, for the links the API hands out to readers (feeds, mails, previews): src/lib/site-links.ts.
   SITE_URL: z.preprocess(emptyToUndefined, z.url().optional()),
-  MONGODB_URI: optionalString,
+  MONGODB_URI: z.preprocess(
+    emptyToUndefined,
+    z
+      .string()
+      .regex(/^mongodb(\+srv)?:\/\/\S+$/, 'must be a mongodb:// or mongodb+srv:// connection string')
+      .optional(),
+  ),
   MONGODB_SERVER_API: boolean(false),
   JWT_ACCESS_SECRET: optionalString,
   JWT_REFRESH_SECRET: optionalString,
