@@ -14,6 +14,9 @@ export type RedisClient = Awaited<ReturnType<typeof createRedisClient>>;
 
 /** A rate-limit check waits at most this long for Redis before the request goes through unlimited. */
 const COMMAND_TIMEOUT_MS = 1000;
+const CONNECT_TIMEOUT_MS = 2000;
+/** Reconnect back-off: quick at first, then every few seconds for as long as Redis stays away. */
+const reconnectDelayMs = (retries: number) => Math.min(100 * 2 ** retries, 5000);
 const TIMED_OUT = Symbol('timed out');
 
 /**
@@ -30,9 +33,6 @@ async function command<T>(client: RedisClient, args: string[]): Promise<T> {
   if (reply === TIMED_OUT) throw new Error(`redis: no answer to ${args[0]} within ${COMMAND_TIMEOUT_MS} ms`);
   return reply;
 }
-const CONNECT_TIMEOUT_MS = 2000;
-/** Reconnect back-off: quick at first, then every few seconds for as long as Redis stays away. */
-const reconnectDelayMs = (retries: number) => Math.min(100 * 2 ** retries, 5000);
 
 export interface OpenRedisOptions {
   url: string;

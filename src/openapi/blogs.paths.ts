@@ -6,6 +6,7 @@ import {
   EXAMPLE_ID,
   JSON_BODY_RESPONSES,
   NOT_MODIFIED,
+  sentence,
   exampleAuthorCard,
   examplePublicUser,
   json,
@@ -179,8 +180,6 @@ const LIST_EXAMPLES: Record<(typeof BLOG_LIST_PARAMETERS)[number], unknown> = {
   cursor: 'WyJ…',
   count: 'false',
 };
-/** A description ended by a full stop, before the next sentence. */
-const sentence = (text = '') => (text.endsWith('.') ? text : `${text}.`);
 const listQuery = BLOG_LIST_PARAMETERS.map((name) => ({
   name,
   in: 'query' as const,

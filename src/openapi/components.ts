@@ -85,6 +85,9 @@ export function respond(
 
 export const NOT_MODIFIED = respond('Unchanged since the ETag sent as If-None-Match; no body');
 
+/** A description ended by a full stop, before the next sentence ("Give it at most once."). */
+export const sentence = (text = '') => (text.endsWith('.') ? text : `${text}.`);
+
 /** The responses any operation can give, whatever else it documents. */
 export const COMMON_RESPONSES = {
   '429': ref('responses', 'TooManyRequests'),

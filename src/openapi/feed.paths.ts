@@ -12,6 +12,7 @@ import {
   ref,
   respond,
   schemaRef,
+  sentence,
 } from './components';
 import { FEEDS_NEED_SITE_URL } from '../services/feed.service';
 import { FEED_QUERY } from '../schemas/feed';
@@ -41,7 +42,7 @@ const feedPaths: Paths = {
       parameters: (['tag', 'author'] as const).map((name) => ({
         name,
         in: 'query' as const,
-        description: `${FEED_QUERY[name].schema.description}. Give it at most once.`,
+        description: `${sentence(FEED_QUERY[name].schema.description)} Give it at most once.`,
         schema: FEED_QUERY[name].schema,
       })),
       responses: {
