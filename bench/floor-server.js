@@ -63,8 +63,11 @@ const USER_FIELDS = {
   createdAt: 1,
   updatedAt: 1,
 };
-/** A card's author: ids and names. */
+/** A card's author: ids and the names its display name is made of. */
 const AUTHOR_CARD_FIELDS = { username: 1, firstName: 1, lastName: 1 };
+/** First and last names, those given, else the username. */
+const displayName = (/** @type {any} */ user) =>
+  [user.firstName, user.lastName].filter(Boolean).join(' ') || user.username;
 
 /** GET /feed.xml's fields and bound: the 50 latest publications, their authors' names. */
 const FEED_FIELDS = {
@@ -168,7 +171,7 @@ async function startFloor({ uri, accessSecret, siteUrl, publicUrl, port = 0, api
     const likedIds = new Set(liked.map((like) => String(like.blog)));
     return page.map((blog, index) =>
       card
-        ? cardView(blog, authorById, likedIds, snippets?.[index])
+        ? cardView(blog, authorById, likedIds, snippets?.[index], isAdmin(viewer))
         : {
             _id: blog._id,
             title: blog.title,
@@ -203,12 +206,16 @@ async function startFloor({ uri, accessSecret, siteUrl, publicUrl, port = 0, api
     );
   }
 
-  /** `fields=card`: one image (the narrowest variant of at least 640 pixels, else the widest), the author's names, no content. */
+  /**
+   * `fields=card`: one image (the narrowest variant of at least 640 pixels, else the widest), the author's
+   * display name, no content, the status for admins only.
+   */
   function cardView(
     /** @type {any} */ blog,
     /** @type {Map<string, any>} */ authorById,
     /** @type {Set<string>} */ likedIds,
     /** @type {unknown} */ snippet,
+    /** @type {boolean} */ withStatus,
   ) {
     const variants = blog.banner.variants ?? [];
     const image = variants.find((/** @type {any} */ variant) => variant.width >= 640) ?? variants.at(-1) ?? blog.banner;
@@ -221,12 +228,11 @@ async function startFloor({ uri, accessSecret, siteUrl, publicUrl, port = 0, api
       readingTime: blog.readingTime,
       tags: blog.tags ?? [],
       banner: { url: image.url, width: image.width, height: image.height },
-      author: author
-        ? { _id: author._id, username: author.username, firstName: author.firstName, lastName: author.lastName }
-        : null,
+      author: author ? { _id: author._id, name: displayName(author) } : null,
       likesCount: blog.likesCount ?? 0,
       commentsCount: blog.commentsCount ?? 0,
-      status: blog.status,
+      // JSON.stringify drops a key whose value is undefined
+      status: withStatus ? blog.status : undefined,
       publishedAt: blog.publishedAt ?? null,
       likedByMe: likedIds.has(String(blog._id)),
       snippet,

@@ -118,7 +118,7 @@ describe('the authors that blogs show, kept as the session checks are', () => {
     (await api.as(viewer).get(`/blogs/${slug}`).expect(200)).body.blog.author.firstName,
     (await api.as(viewer).get('/blogs/?fields=card&limit=50').expect(200)).body.blogs.find(
       (card: { slug: string }) => card.slug === slug,
-    ).author.firstName,
+    ).author.name,
   ];
 
   // the file's other admin is admin@example.com, deleted on the way
@@ -130,7 +130,7 @@ describe('the authors that blogs show, kept as the session checks are', () => {
 
   it("show the author's profile change here at once, on blogs and cards", async () => {
     const { slug } = await createBlog(cached, admin, { status: 'published' });
-    expect(await authorOf(here, reader, slug)).toEqual([undefined, undefined]);
+    expect(await authorOf(here, reader, slug)).toEqual([undefined, admin.user.username]);
 
     expect((await here.as(admin).put('/users/current').send({ first_name: 'Grace' })).status).toBe(200);
 

@@ -202,7 +202,7 @@ describe('cards: excerpt, reading time and fields=card', () => {
     expect(ofUser.body.blogs[0]).not.toHaveProperty('content');
   });
 
-  it('shows in a card one image sized for a card and the author by name, to admins too', async () => {
+  it('shows in a card one image sized for a card and the author by name, the status to admins only', async () => {
     const wide = await createBlog(ctx.app, admin, {
       status: 'published',
       tags: 'card-shape',
@@ -216,13 +216,30 @@ describe('cards: excerpt, reading time and fields=card', () => {
       const [narrowCard, wideCard] = body.blogs;
       expect(Object.keys(wideCard)).toEqual([
         ...['_id', 'title', 'slug', 'excerpt', 'readingTime', 'tags', 'banner', 'author'],
-        ...['likesCount', 'commentsCount', 'status', 'publishedAt', 'likedByMe'],
+        ...['likesCount', 'commentsCount', ...(viewer === admin ? ['status'] : []), 'publishedAt', 'likedByMe'],
       ]);
       // the narrowest variant at least 640 wide; a banner narrower than that, its own width's
       expect(wideCard.banner).toEqual({ url: variants(wide)[1]!.url, width: 640, height: 256 });
       expect(narrowCard.banner).toEqual({ url: variants(narrow)[0]!.url, width: 64, height: 48 });
-      const { _id, username, firstName, lastName } = admin.user;
-      expect(wideCard.author).toEqual({ _id, username, firstName, lastName });
+      // an author without names goes by their username
+      expect(wideCard.author).toEqual({ _id: admin.user._id, name: admin.user.username });
+    }
+  });
+
+  it('names a card’s author by the names they give, else by their username', async () => {
+    const blog = await createBlog(ctx.app, admin, { status: 'published', tags: 'card-name' });
+    const steps: [Record<string, string>, string][] = [
+      [{ first_name: 'Ada' }, 'Ada'],
+      [{ last_name: 'Lovelace' }, 'Ada Lovelace'],
+      [{ first_name: '' }, 'Lovelace'],
+      [{ last_name: '' }, admin.user.username],
+    ];
+    for (const [names, name] of steps) {
+      await api.as(admin).put('/users/current').send(names).expect(200);
+      const { body } = await api.as(reader).get('/blogs/?tag=card-name&fields=card').expect(200);
+      expect(body.blogs.map((card: { _id: string; author: unknown }) => [card._id, card.author])).toEqual([
+        [blog._id, { _id: admin.user._id, name }],
+      ]);
     }
   });
 

@@ -826,21 +826,16 @@ export interface components {
             updatedAt: components["schemas"]["DateTime"];
         };
         /**
-         * @description A card's author: the PublicUser's id and names, the same for every viewer
+         * @description A card's author: the PublicUser's id and display name, the same for every viewer
          * @example {
          *       "_id": "6b03359a24f41420bf3bfc3f",
-         *       "username": "ada",
-         *       "firstName": "Ada"
+         *       "name": "Ada"
          *     }
          */
         AuthorCard: {
             _id: components["schemas"]["ObjectId"];
-            /** @description Unique whatever its case ("Ada" and "ada" cannot both exist); shown in the case its owner chose */
-            username: string;
-            /** @description Absent when not set. Plain text, returned exactly as sent; render it as text, never as HTML. */
-            firstName?: string;
-            /** @description Absent when not set. Plain text, returned exactly as sent; render it as text, never as HTML. */
-            lastName?: string;
+            /** @description The first and last names, those given, joined by a space; else the username */
+            name: string;
         };
         UserResponse: {
             user: components["schemas"]["User"];
@@ -1094,12 +1089,10 @@ export interface components {
          *       },
          *       "author": {
          *         "_id": "6b03359a24f41420bf3bfc3f",
-         *         "username": "ada",
-         *         "firstName": "Ada"
+         *         "name": "Ada"
          *       },
          *       "likesCount": 0,
          *       "commentsCount": 0,
-         *       "status": "published",
          *       "publishedAt": "2026-11-22T18:34:02.263Z",
          *       "likedByMe": false
          *     }
@@ -1126,8 +1119,11 @@ export interface components {
             author: components["schemas"]["AuthorCard"];
             likesCount: number;
             commentsCount: number;
-            /** @enum {string} */
-            status: "draft" | "published";
+            /**
+             * @description Only for admins, who see drafts too; every card other readers are shown is published
+             * @enum {string}
+             */
+            status?: "draft" | "published";
             /** @description null while a draft */
             publishedAt: components["schemas"]["DateTime"] | null;
             /** @description When a scheduled draft goes live by itself; only on scheduled drafts, which only admins see */

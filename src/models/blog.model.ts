@@ -150,12 +150,16 @@ export function blogView(
   });
 }
 
-/** The blog as a card (`fields=card`): `author` given as a card's author, the banner as one image (cardImageOf). */
+/**
+ * The blog as a card (`fields=card`): `author` given as a card's author, the banner as one image
+ * (cardImageOf), the status only for a viewer who sees drafts (`withStatus`).
+ */
 export function blogCardView(
   blog: Record<string, unknown>,
   author: unknown,
   likedByMe?: boolean,
   snippet?: SnippetView,
+  withStatus = true,
 ): BlogCardView {
   return viewOf(BlogCardSchema, blog, VIEW_DEFAULTS, {
     author,
@@ -163,6 +167,7 @@ export function blogCardView(
     ...(snippet && { snippet }),
     ...olderFields(blog),
     banner: cardImageOf(blog.banner as Parameters<typeof cardImageOf>[0]),
+    ...(!withStatus && { status: undefined }),
   });
 }
 

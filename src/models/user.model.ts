@@ -79,7 +79,13 @@ export const USER_VIEW_FIELDS = keysOf(UserSchema).join(' ');
 
 /** A blog card's author (AuthorCardSchema), from a lean read of USER_VIEW_FIELDS: the same for every viewer. */
 export function authorCardView(user: Record<string, unknown>): AuthorCardView {
-  return viewOf(AuthorCardSchema, user);
+  return viewOf(AuthorCardSchema, user, {}, { name: displayNameOf(user) });
+}
+
+/** The name a card shows for a user: the first and last names, those given, else the username. */
+function displayNameOf(user: Record<string, unknown>): string {
+  const names = [user.firstName, user.lastName].filter((name) => typeof name === 'string' && name !== '');
+  return names.length > 0 ? names.join(' ') : String(user.username);
 }
 
 /**

@@ -74,9 +74,9 @@ const exampleBlog = {
   updatedAt: '2026-11-22T18:34:02.263Z',
   likedByMe: false,
 };
-/** The example blog as a card lists it: one image, the author's names, no content. */
+/** The example blog as a card lists it to a reader: one image, the author's name, no content or status. */
 function cardOf(example: typeof exampleBlog) {
-  const { _id, title, slug, excerpt, readingTime, tags, banner, likesCount, commentsCount, status } = example;
+  const { _id, title, slug, excerpt, readingTime, tags, banner, likesCount, commentsCount } = example;
   const { publishedAt, likedByMe } = example;
   return {
     _id,
@@ -89,7 +89,6 @@ function cardOf(example: typeof exampleBlog) {
     author: exampleAuthorCard,
     likesCount,
     commentsCount,
-    status,
     publishedAt,
     likedByMe,
   };

@@ -117,8 +117,8 @@ export const exampleUser = {
 };
 const { email: _email, ...examplePublicUser } = exampleUser;
 export { examplePublicUser };
-/** The example user as a blog card names them. */
-export const exampleAuthorCard = { _id: EXAMPLE_ID, username: 'ada', firstName: 'Ada' };
+/** The example user as a blog card names them (a first name only). */
+export const exampleAuthorCard = { _id: EXAMPLE_ID, name: 'Ada' };
 export const exampleTokens = { accessToken: EXAMPLE_JWT };
 
 export const schemas: Record<string, JsonSchema> = {

@@ -188,8 +188,9 @@ export const BlogPageSchema = blogPageOf(componentRef('Blog', BlogSchema));
 
 /**
  * A blog as a card shows it, as `fields=card` lists it: what a list of posts needs (title, link, excerpt,
- * reading time, tags, one image, author's name, counts, dates), not the content, the banner's every size or
- * the author's profile. A page of 20 is about a tenth of the full page's bytes.
+ * reading time, tags, one image, author's name, counts, dates), not the content, the banner's every size,
+ * the author's profile or, for readers who see only published posts, a status. A page of 20 is under a
+ * tenth of the full page's bytes (bench/README.md).
  */
 const blog = BlogSchema.properties;
 export const BlogCardSchema = Type.Object(
@@ -214,7 +215,10 @@ export const BlogCardSchema = Type.Object(
     author: Type.Unsafe<AuthorCardView | null>(componentRef('AuthorCard', AuthorCardSchema)),
     likesCount: blog.likesCount,
     commentsCount: blog.commentsCount,
-    status: blog.status,
+    status: Type.Optional({
+      ...blog.status,
+      description: 'Only for admins, who see drafts too; every card other readers are shown is published',
+    }),
     publishedAt: blog.publishedAt,
     publishAt: blog.publishAt,
     likedByMe: blog.likedByMe,

@@ -1,7 +1,7 @@
 /** The trash's fields, said once: a trashed blog as admins list it, and DELETE /blogs/{blogId}'s switch. */
 import { Type, type Static } from '@sinclair/typebox';
 import type { ParamSchema } from 'express-validator';
-import { BlogCardSchema } from './blog';
+import { BlogCardSchema, BlogSchema } from './blog';
 import { DateTimeRef, ObjectIdRef, componentRef, pageOf } from './common';
 
 /** How long a trashed blog is kept before the sweep purges it, unless TRASH_RETENTION_DAYS says otherwise. */
@@ -10,6 +10,8 @@ export const TRASH_RETENTION = { defaultDays: 30, minDays: 1, maxDays: 3650 } as
 export const TrashedBlogSchema = Type.Object(
   {
     ...BlogCardSchema.properties,
+    // only admins see the trash: its cards always say whether the post was out
+    status: BlogSchema.properties.status,
     trashedAt: DateTimeRef,
     trashedBy: ObjectIdRef,
   },

@@ -81,11 +81,20 @@ export const PublicUserSchema = Type.Omit(UserSchema, ['email', 'emailVerified']
 });
 export type PublicUserView = Static<typeof PublicUserSchema>;
 
-/** A blog card's author: who wrote it, by name, for every viewer; the profile is a GET /users/{userId} away. */
-export const AuthorCardSchema = Type.Pick(PublicUserSchema, ['_id', 'username', 'firstName', 'lastName'], {
-  description: "A card's author: the PublicUser's id and names, the same for every viewer",
-  additionalProperties: false,
-});
+/**
+ * A blog card's author: who wrote it, by the name a card shows ("by Ada Lovelace"), for every viewer; the
+ * profile (username, names apart, links) is a GET /users/{userId} away.
+ */
+export const AuthorCardSchema = Type.Object(
+  {
+    _id: PublicUserSchema.properties._id,
+    name: Type.String({ description: 'The first and last names, those given, joined by a space; else the username' }),
+  },
+  {
+    description: "A card's author: the PublicUser's id and display name, the same for every viewer",
+    additionalProperties: false,
+  },
+);
 export type AuthorCardView = Static<typeof AuthorCardSchema>;
 
 /**

@@ -215,10 +215,14 @@ export function createBlogService({
       : (author: Record<string, unknown>) => authorView(userView(author), viewer);
     const authorViews = new Map(found.map((author) => [String(author._id), shownAuthor(author)]));
     const liked = new Set(likes.map((like) => String(like.blog)));
-    const shape = card ? blogCardView : blogView;
-    return blogs.map((blog, index) =>
-      shape(blog, authorViews.get(String(blog.author)) ?? null, liked.has(String(blog._id)), snippets?.[index]),
-    );
+    const withStatus = canReadDrafts(viewer);
+    return blogs.map((blog, index) => {
+      const author = authorViews.get(String(blog.author)) ?? null;
+      const likedByMe = liked.has(String(blog._id));
+      return card
+        ? blogCardView(blog, author, likedByMe, snippets?.[index], withStatus)
+        : blogView(blog, author, likedByMe, snippets?.[index]);
+    });
   }
 
   /** The authors of a page as stored (their view's fields): those read lately from the cache, the others in one query. */
