@@ -9,7 +9,12 @@ import type { AddressInfo } from 'node:net';
 import mongoose from 'mongoose';
 import { createApp } from './app';
 import { ConfigError, type Config, type LoadedConfig } from './config';
-import { DEVELOPMENT_DATA_DIR, DEVELOPMENT_SECRETS_FILE, loadProcessConfig } from './config/process';
+import {
+  DEVELOPMENT_DATA_DIR,
+  DEVELOPMENT_SECRETS_FILE,
+  loadProcessConfig,
+  productionRequested,
+} from './config/process';
 import type { ReadinessCheck } from './controllers/health.controller';
 import { connectDatabase, disconnectDatabase } from './lib/database';
 import { startDatabaseWatchdog, type DatabaseWatchdog } from './lib/database-watchdog';
@@ -49,17 +54,18 @@ async function main(): Promise<void> {
   const database = await startDatabase(config, logger);
   const metrics = startMetrics(config);
   await backfillUsernameKeys(logger);
-  // In the background: reads work out a missing card on the spot meanwhile, so start-up need not wait.
-  // an older blog is found by search once its terms are in
-  void backfillBlogCards(logger).then(() => backfillSearchTerms(logger));
   const redis = await startRedis(config, logger, metrics);
   const storage = startBannerStorage(config, logger);
-  const maintenanceTimer = scheduleMaintenance(config, logger, storage);
   const lifecycle: Lifecycle = { shuttingDown: false };
   const app = buildApp({ config, logger, storage, metrics, database, redis, lifecycle });
-  const background = startBackgroundWork(config, logger, metrics);
   const server = createHttpServer(config, app);
   await listenOrRelease(server, config.port, { database, redis });
+  // The port is this process's: only now its work in the background, which a start-up that failed
+  // (another instance on the port) would have left failing on the database it released.
+  // Reads work out a missing card on the spot meanwhile; an older blog is found by search once its terms are in.
+  void backfillBlogCards(logger).then(() => backfillSearchTerms(logger));
+  const maintenanceTimer = scheduleMaintenance(config, logger, storage);
+  const background = startBackgroundWork(config, logger, metrics);
   shutDownOnSignals({ config, logger, server, database, redis, maintenanceTimer, background, lifecycle });
   announceListening(server, logger);
 }
@@ -88,12 +94,21 @@ function loadConfigOrExit(): LoadedConfig {
   try {
     return loadProcessConfig({ developmentSecretsFile: DEVELOPMENT_SECRETS_FILE });
   } catch (error) {
-    if (error instanceof ConfigError) {
-      process.stderr.write(`Configuration error: ${error.message}\n`);
-      process.exit(1);
-    }
+    if (error instanceof ConfigError) exitWith(`Configuration error: ${error.message}`);
     throw error;
   }
+}
+
+/**
+ * Ends start-up with one line on stderr, before any logger exists: in production a JSON line as the
+ * logger's are (a log collector parses every line), else the text alone.
+ */
+function exitWith(message: string): never {
+  const line = productionRequested()
+    ? JSON.stringify({ level: 'error', message, timestamp: new Date().toISOString() })
+    : message;
+  process.stderr.write(`${line}\n`);
+  process.exit(1);
 }
 
 /** The logger, which first says what the configuration left to chance: warnings, CORS, the refresh cookie. */
@@ -156,7 +171,7 @@ async function pickDatabase(config: Config, logger: Logger): Promise<{ uri: stri
 
 /** Metrics of this process's one MongoDB client (and Redis client, once open) go to the app's /metrics. */
 function startMetrics(config: Config): AppMetrics {
-  const metrics = createMetrics();
+  const metrics = createMetrics({ commandDurations: config.metrics.commands });
   if (config.metrics.enabled) {
     // The watchdog may replace the driver's client (reopenDatabase): watch each client once, the new one too.
     const watched = new WeakSet<object>();
@@ -406,6 +421,5 @@ async function drainServer(server: Server, graceMs: number, logger: Logger): Pro
 main().catch((error: unknown) => {
   // one line, no stack: the reason is what the operator needs (a database driver's message may span lines)
   const message = error instanceof Error ? error.message : String(error);
-  process.stderr.write(`Start-up failed: ${message.split('\n')[0].trim()}\n`);
-  process.exit(1);
+  exitWith(`Start-up failed: ${message.split('\n')[0].trim()}`);
 });

@@ -54,6 +54,31 @@ describe('a start-up that cannot succeed', () => {
     expect(result.stdout + result.stderr).not.toMatch(/^\s+at /m);
   });
 
+  it('writes that line as JSON in production, as every other line there is, and no other error', async () => {
+    const port = (occupied.address() as { port: number }).port;
+    const production = { NODE_ENV: 'production', BCRYPT_COST: '10', ...sharedSecrets() };
+    const busy = await runServerToExit({
+      ...production,
+      PORT: String(port),
+      PUBLIC_URL: 'https://api.blog.example',
+      MONGODB_URI: databaseUri(`startup_${process.pid}`),
+    });
+    const misconfigured = await runServerToExit(production);
+
+    for (const [result, message] of [
+      [busy, `Start-up failed: port ${port} is already in use (another instance running?): stop it or set PORT`],
+      [misconfigured, 'Configuration error: MONGODB_URI is required when NODE_ENV=production'],
+    ] as const) {
+      expect(result.code).toBe(1);
+      // the busy port's start-up warned first (no mail, no Cloudinary); its background work never began
+      const written = lines(result.stderr).map((line) => JSON.parse(line) as { level: string });
+      expect(written.filter((line) => line.level === 'error')).toEqual([
+        { level: 'error', message, timestamp: expect.stringMatching(/^\d{4}-\d\d-\d\dT[\d:.]+Z$/) },
+      ]);
+      expect(written.at(-1)?.level).toBe('error');
+    }
+  });
+
   it('names the variable of a configuration error in one line', async () => {
     const result = await runServerToExit({ CORS_ORIGINS: 'localhost:5173', ...sharedSecrets() });
 

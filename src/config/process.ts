@@ -15,3 +15,9 @@ export const DEVELOPMENT_SECRETS_FILE = path.join(DEVELOPMENT_DATA_DIR, 'dev-sec
 export function loadProcessConfig(options: LoadConfigOptions = {}): LoadedConfig {
   return loadConfig(process.env, options);
 }
+
+/**
+ * Whether this process runs in production as far as NODE_ENV says, valid or not: for the one line a
+ * start-up that failed writes before (or without) a Config, in the form production's log lines take.
+ */
+export const productionRequested = (): boolean => process.env.NODE_ENV === 'production';
