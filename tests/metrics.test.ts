@@ -141,15 +141,15 @@ describe('GET /metrics after a few requests', () => {
     expect(valueOf(samples, 'http_requests_total', { route: '/api/v1/', status: '429' })).toBe(2);
   });
 
-  /** Registers a user and reads them back on an app watching the connection's client; the samples after. */
-  async function databaseSamples() {
-    const metrics = createMetrics();
+  /** Registers a user and reads them back on an app watching the connection's client; the scrape after. */
+  async function databaseScrape(commandDurations = false) {
+    const metrics = createMetrics({ commandDurations });
     const detach = monitorMongoClient(mongoose.connection.getClient(), metrics);
     try {
       const app = createApp({ config: ctx.config, logger: ctx.logger, metrics });
       const user = await registerUser(app);
       await agent(app).as(user).get('/users/current').expect(200);
-      return (await scrape(app)).samples;
+      return await scrape(app);
     } finally {
       detach();
     }
@@ -158,11 +158,13 @@ describe('GET /metrics after a few requests', () => {
     valueOf(samples, 'mongodb_command_duration_seconds_count', { command, outcome: 'succeeded' });
 
   it('reports pool checkouts from the driver events, and no command durations by default', async () => {
-    const samples = await databaseSamples();
+    const { response, samples } = await databaseScrape();
 
     expect(valueOf(samples, 'mongodb_pool_checkout_wait_seconds_count')).toBeGreaterThanOrEqual(3);
     expect(valueOf(samples, 'mongodb_pool_connections_checked_out')).toBe(0);
     expect(commands(samples, 'insert')).toBeUndefined();
+    // not even listed, empty, as if it were on
+    expect(response.text).not.toContain('mongodb_command_duration_seconds');
     expect(loadConfig(testEnvironment()).config.metrics.commands).toBe(false);
     // the connection connectDatabase opened for the tests, with its defaults
     expect(mongoose.connection.getClient().options.monitorCommands).toBe(false);
@@ -180,7 +182,7 @@ describe('GET /metrics after a few requests', () => {
     await mongoose.disconnect();
     await mongoose.connect(uri, { dbName: name, monitorCommands: true });
     try {
-      const samples = await databaseSamples();
+      const { samples } = await databaseScrape(true);
 
       expect(commands(samples, 'insert')).toBeGreaterThanOrEqual(2);
       expect(commands(samples, 'find')).toBeGreaterThanOrEqual(1);

@@ -49,7 +49,11 @@ export interface AppMetrics {
   contentType: string;
 }
 
-export function createMetrics(): AppMetrics {
+/**
+ * `commandDurations`: list mongodb_command_duration_seconds, which only the driver's command events
+ * (MONGODB_COMMAND_METRICS) fill; without them a scrape does not offer a histogram that stays empty.
+ */
+export function createMetrics({ commandDurations = false } = {}): AppMetrics {
   const registry = new Registry();
   const registers = [registry];
 
@@ -119,7 +123,7 @@ export function createMetrics(): AppMetrics {
         help: 'MongoDB command round trips, by command name and outcome (succeeded or failed)',
         labelNames: ['command', 'outcome'] as const,
         buckets: MONGODB_DURATION_BUCKETS,
-        registers,
+        registers: commandDurations ? registers : [],
       }),
       connectionsCreated: new Counter({
         name: 'mongodb_pool_connections_created_total',
