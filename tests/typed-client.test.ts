@@ -121,6 +121,30 @@ describe('typed client bodies (compiled as a front end would)', () => {
   }, 60_000);
 });
 
+describe('typed client lists (compiled as a front end would)', () => {
+  it('answers cards for fields=card and whole blogs without it, on both lists, with no narrowing to write', () => {
+    const calls = [
+      "const cards = await api.GET('/blogs/', { params: { query: { fields: 'card', limit: 5 } } });",
+      'cards.data?.blogs.map((card) => [card.author?.name, card.status, card.excerpt]);',
+      "const whole = await api.GET('/blogs/user/{userId}', { params: { path: { userId: 'x' } } });",
+      'whole.data?.blogs.map((blog) => [blog.content, blog.author?.username, blog.viewsCount]);',
+      "const either = await api.GET('/blogs/', { params: { query: { fields: Date.now() > 0 ? 'card' : undefined } } });",
+      "either.data?.blogs.map((blog) => ('content' in blog ? blog.content : blog.author?.name));",
+      // what the other page has, refused on each
+      'cards.data?.blogs.map((card) => card.content);',
+      'whole.data?.blogs.map((blog) => blog.author?.name);',
+      'either.data?.blogs.map((blog) => blog.content);',
+    ];
+
+    const errors = typeErrorsOf(calls);
+
+    expect([...errors.keys()].sort((a, b) => a - b)).toEqual([7, 8, 9]);
+    expect(errors.get(7)).toMatch(/Property 'content' does not exist/);
+    expect(errors.get(8)).toMatch(/Property 'name' does not exist/);
+    expect(errors.get(9)).toMatch(/Property 'content' does not exist/);
+  }, 60_000);
+});
+
 describe('the examples of docs/spa.md', () => {
   it('type-check as written, against the client of today', () => {
     const guide = readFileSync(path.join(PROJECT_ROOT, 'docs', 'spa.md'), 'utf8');

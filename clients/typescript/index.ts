@@ -49,12 +49,38 @@ type NoExtraFields<Given, Expected> = { [K in Exclude<keyof Given, keyof Expecte
 type StrictInit<Init, Expected> = Init &
   (Init extends { body?: infer Given } ? { body?: NoExtraFields<Given, Expected> } : unknown);
 
+/** The lists of blogs: the document gives their answer as either page (`anyOf`), and `fields` says which. */
+type BlogListPath = '/blogs/' | '/blogs/user/{userId}';
+/** What only a page of whole blogs has: each blog's content. */
+type WholeBlogsPage = { blogs: { content: string }[] };
+/** The `fields` parameter of the query sent: its type as written, `undefined` when the query has none. */
+type FieldsOf<Init> = Init extends { params: { query?: infer Query } }
+  ? 'fields' extends keyof NonNullable<Query>
+    ? NonNullable<Query>['fields' & keyof NonNullable<Query>]
+    : undefined
+  : undefined;
+/** Cards for `fields: 'card'`, whole blogs without `fields`, either page when the query may be both. */
+type ListPageOf<Page, Fields> = [Fields] extends ['card']
+  ? Exclude<Page, WholeBlogsPage>
+  : [Fields] extends [undefined]
+    ? Extract<Page, WholeBlogsPage>
+    : Page;
+/** A GET of a list answers the page its query asks for; every other answer is the document's. */
+type AnswerOf<Answer, M extends Method, P, Init> = M extends 'get'
+  ? P extends BlogListPath
+    ? Answer extends { data: infer Page }
+      ? Omit<Answer, 'data'> & { data: ListPageOf<Page, FieldsOf<Init>> }
+      : Answer
+    : Answer
+  : Answer;
+
 /**
- * openapi-fetch's method, with one more check. Its `Init` is a type parameter inferred from the argument,
+ * openapi-fetch's method, with two more checks. Its `Init` is a type parameter inferred from the argument,
  * and a type argument is only checked for assignability to its constraint: TypeScript's excess property
  * check applies to an object literal against a known type, never to an inferred one, so
  * `{ body: { email, password, remember: true } }` met the constraint and compiled although the API refuses
- * it (400, unknown field). Here the body's fields are compared with the document's by name.
+ * it (400, unknown field). Here the body's fields are compared with the document's by name. And a list of
+ * blogs answers cards or whole blogs as its query says (AnswerOf), not a union a front end must narrow.
  */
 type StrictMethod<M extends Method> = <P extends PathsWith<M>, Init extends MaybeOptionalInit<paths[P], M>>(
   url: P,
@@ -63,7 +89,7 @@ type StrictMethod<M extends Method> = <P extends PathsWith<M>, Init extends Mayb
     : [StrictInit<Init, BodyOf<MaybeOptionalInit<paths[P], M>>>]
 ) => Promise<
   paths[P][M] extends infer O extends Record<string | number, unknown>
-    ? FetchResponse<O, Init, `${string}/${string}`>
+    ? AnswerOf<FetchResponse<O, Init, `${string}/${string}`>, M, P, Init>
     : never
 >;
 
