@@ -50,9 +50,20 @@ describe('loadConfig', () => {
       const environment: Record<string, string> = { ...production };
       delete environment[name];
       expect(() => loadConfig(environment)).toThrow(ConfigError);
-      expect(() => loadConfig(environment)).toThrow(name);
+      expect(() => loadConfig(environment)).toThrow(`${name} is required when NODE_ENV=production`);
     },
   );
+
+  it('names every setting production lacks in one line', () => {
+    const { NODE_ENV, SITE_URL } = production;
+    expect(() => loadConfig({ NODE_ENV, SITE_URL })).toThrow(
+      'MONGODB_URI, PUBLIC_URL, JWT_ACCESS_SECRET and JWT_REFRESH_SECRET are required when NODE_ENV=production',
+    );
+    const { PUBLIC_URL: _url, JWT_REFRESH_SECRET: _secret, ...twoMissing } = production;
+    expect(() => loadConfig(twoMissing)).toThrow(
+      'PUBLIC_URL and JWT_REFRESH_SECRET are required when NODE_ENV=production',
+    );
+  });
 
   it('accepts a complete production environment without warnings', () => {
     const { config, warnings } = loadConfig(production);

@@ -67,7 +67,7 @@ describe('a start-up that cannot succeed', () => {
 
     for (const [result, message] of [
       [busy, `Start-up failed: port ${port} is already in use (another instance running?): stop it or set PORT`],
-      [misconfigured, 'Configuration error: MONGODB_URI is required when NODE_ENV=production'],
+      [misconfigured, 'Configuration error: MONGODB_URI and PUBLIC_URL are required when NODE_ENV=production'],
     ] as const) {
       expect(result.code).toBe(1);
       // the busy port's start-up warned first (no mail, no Cloudinary); its background work never began

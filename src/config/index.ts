@@ -413,6 +413,14 @@ function parseTrustProxy(value: string | undefined): TrustProxy {
 
 const MIN_SECRET_LENGTH = 32;
 const MIN_BCRYPT_COST = 10;
+/**
+ * What production cannot start without. PUBLIC_URL too: links built from the Host header would point
+ * readers wherever a client said (a stored banner URL included).
+ */
+const PRODUCTION_SETTINGS = ['MONGODB_URI', 'PUBLIC_URL', 'JWT_ACCESS_SECRET', 'JWT_REFRESH_SECRET'] as const;
+/** `A`, `A and B`, `A, B and C`. */
+const listed = (names: readonly string[]) =>
+  names.length > 1 ? `${names.slice(0, -1).join(', ')} and ${names[names.length - 1]}` : names.join('');
 
 function resolveSecret(
   name: string,
@@ -534,9 +542,10 @@ export function loadConfig(
   if (env.DB_WATCHDOG_UNREACHABLE_MS > 0 && env.DB_WATCHDOG_UNREACHABLE_MS < 1_000) {
     throw new ConfigError('DB_WATCHDOG_UNREACHABLE_MS: must be 0 (no watchdog) or at least 1000');
   }
-  if (isProduction && !env.MONGODB_URI) throw new ConfigError('MONGODB_URI is required when NODE_ENV=production');
-  // Links built from the Host header would point readers wherever a client said (a stored banner URL included).
-  if (isProduction && !env.PUBLIC_URL) throw new ConfigError('PUBLIC_URL is required when NODE_ENV=production');
+  // every one missing in one line: a deployment should not need a try per setting to learn them
+  const missing = PRODUCTION_SETTINGS.filter((name) => isProduction && !env[name]);
+  if (missing.length > 0)
+    throw new ConfigError(`${listed(missing)} ${missing.length > 1 ? 'are' : 'is'} required when NODE_ENV=production`);
   const keptSecrets =
     env.NODE_ENV === 'development' &&
     options.developmentSecretsFile &&
