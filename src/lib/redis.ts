@@ -100,9 +100,15 @@ export async function closeRedis(client: RedisClient): Promise<void> {
 /**
  * rate-limit-redis loads its Lua script once, when the limiter is created. If Redis is down at
  * that moment the stored promise stays rejected and every later count would fail even after Redis
- * is back; this store loads the script again on the next request instead.
+ * is back; this store loads the script again on the next request instead. Nor does that failed load
+ * log an error of its own for each limiter (six at start-up): start-up has said Redis is down, and
+ * each count that fails says so with its request.
  */
 class RecoveringRedisStore extends RedisStore {
+  override async init(options: Parameters<RedisStore['init']>[0]) {
+    await super.init(options).catch(() => undefined);
+  }
+
   override async increment(key: string) {
     this.incrementScriptSha = this.incrementScriptSha.catch(() => this.loadIncrementScript());
     return super.increment(key);
