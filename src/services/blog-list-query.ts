@@ -35,6 +35,15 @@ export interface BlogListPlan {
   sort: Record<string, 1 | -1>;
 }
 
+/** An order of blogs: by a field, ties by `_id` the same way; the sort a read takes and the keyset a cursor does. */
+export type BlogOrder = Pick<BlogListPlan, 'field' | 'direction' | 'sort'>;
+
+export const blogOrder = (field: BlogOrder['field'], direction: BlogOrder['direction']): BlogOrder => ({
+  field,
+  direction,
+  sort: { [field]: direction, _id: direction },
+});
+
 /** The fields that lead a list's index before its status (models/blog.model.ts). */
 const INDEX_PREFIXES = new Set(['tags', 'author', 'searchTerms']);
 
@@ -80,13 +89,7 @@ export function buildBlogListQuery(viewer: Viewer, filters: BlogListFilters, ext
     ...publishedRange(filters),
     ...extra,
   };
-  return {
-    filter,
-    pageFilter: pageFilterOf(filter, field),
-    field,
-    direction,
-    sort: { [field]: direction, _id: direction },
-  };
+  return { filter, pageFilter: pageFilterOf(filter, field), ...blogOrder(field, direction) };
 }
 
 /**

@@ -8,8 +8,7 @@
 import type { SnippetView } from '../schemas/blog';
 import { plainTextOf } from '../lib/plain-text';
 import { snippetOf, termsOf, titleTermsOf } from '../lib/search-text';
-
-export type BlogFilter = Record<string, unknown>;
+import { blogOrder, type BlogFilter, type BlogOrder } from './blog-list-query';
 
 export interface BlogSearch {
   /** The query's terms (never empty: the validators refuse a query of only stop words). */
@@ -18,10 +17,11 @@ export interface BlogSearch {
   filter: BlogFilter;
   /** The relevance tiers, best first; together exactly the matches, each merged into the list's filter. */
   tiers: [BlogFilter, BlogFilter];
-  /** The order within a tier, and the same as a cursor's keyset takes it. */
-  sort: Record<string, 1 | -1>;
-  order: { field: 'createdAt'; direction: -1 };
+  /** The order within a tier: newest first. */
+  order: BlogOrder;
 }
+
+const NEWEST_FIRST = blogOrder('createdAt', -1);
 
 /** The search for a query, or undefined when it holds no word worth searching for. */
 export function blogSearchOf(query: string): BlogSearch | undefined {
@@ -34,8 +34,7 @@ export function blogSearchOf(query: string): BlogSearch | undefined {
     filter: all,
     // the title's terms are among the blog's terms too, so the first tier needs no second condition
     tiers: [inTitle, { ...all, $nor: [inTitle] }],
-    sort: { createdAt: -1, _id: -1 },
-    order: { field: 'createdAt', direction: -1 },
+    order: NEWEST_FIRST,
   };
 }
 

@@ -292,14 +292,14 @@ export function createBlogService({
     const fingerprints: string[] = [];
     // bound to the tier as well as the query: a cursor says which tier it goes on in
     const fingerprint = (tier: Tier) =>
-      (fingerprints[tier] ??= queryFingerprint(['relevance', tier, tiers[tier], search.sort]));
+      (fingerprints[tier] ??= queryFingerprint(['relevance', tier, tiers[tier], search.order.sort]));
     const start = page.cursor === undefined ? undefined : searchPositionOf(page.cursor, fingerprint);
     const projection = page.card ? CARD_WITH_CONTENT : VIEW;
     const wanted = page.limit + 1;
     const read = (tier: Tier, position: CursorPosition | null, skip: number, limit: number) =>
       findDirect(BlogModel, withKeyset({ pageFilter: tiers[tier], ...search.order }, position), {
         projection,
-        sort: search.sort,
+        sort: search.order.sort,
         skip,
         limit,
       });
