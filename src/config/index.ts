@@ -8,6 +8,7 @@ import { parseCorsOrigins } from './cors-origins';
 import { ConfigError } from './errors';
 import { loadDevelopmentSecrets } from './development-secrets';
 import { parseDurationMs, parseDurationSeconds } from './duration';
+import { hasReadableHosts } from './mongodb-uri';
 import { readNamedParts } from './named-parts';
 import { parsePublicReads, PUBLIC_READS_FORMAT, type PublicCachePolicy } from './public-reads';
 import { TRASH_RETENTION } from '../schemas/trash';
@@ -94,6 +95,10 @@ const environmentSchema = z.object({
     z
       .string()
       .regex(/^mongodb(\+srv)?:\/\/\S+$/, 'must be a mongodb:// or mongodb+srv:// connection string')
+      .refine(
+        (uri) => !/^mongodb(\+srv)?:\/\//.test(uri) || hasReadableHosts(uri),
+        'has a host the driver cannot read: list hosts as host or host:port (1-65535), comma-separated, and percent-encode @, : and / in the user name and password',
+      )
       .optional(),
   ),
   MONGODB_SERVER_API: boolean(false),
