@@ -208,6 +208,8 @@ async function startRedis(config: Config, logger: Logger, metrics: AppMetrics): 
 function startBannerStorage(config: Config, logger: Logger): BannerStorage {
   const storage = createBannerStorage(config.storage);
   logger.info(`banners: ${storage.kind}`);
+  // said now rather than at the first upload; reads need no banner storage, so the API starts all the same
+  storage.check().catch((error: Error) => logger.error(`banners: ${error.message}: uploads fail until it can be`));
   return storage;
 }
 

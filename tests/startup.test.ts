@@ -2,7 +2,7 @@
  * Start-up as an operator meets it: a failure is one clear line on stderr (no stack trace), and
  * development keeps its generated JWT secrets across restarts so a SPA's tokens stay valid.
  */
-import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer, type Server } from 'node:net';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
@@ -162,5 +162,31 @@ describe('development without JWT secrets', () => {
 
     expect(current.status).toBe(200);
     expect(second.output.join('\n')).toContain('dev-secrets.json');
+  });
+});
+
+describe('an uploads folder that cannot be written', () => {
+  let server: ServerProcess | undefined;
+  const scratch = mkdtempSync(path.join(tmpdir(), 'blog-uploads-check-'));
+  afterAll(async () => {
+    await server?.stop();
+    rmSync(scratch, { recursive: true, force: true });
+  });
+
+  it('is said at start, naming the folder, and the API serves reads all the same', async () => {
+    // a folder under a file: no one can create it, root included
+    const file = path.join(scratch, 'not-a-folder');
+    writeFileSync(file, '');
+    server = await startServerProcess({
+      MONGODB_URI: databaseUri(`uploads_check_${process.pid}`),
+      UPLOADS_DIR: path.join(file, 'uploads'),
+      ...sharedSecrets(),
+    });
+    const said = () => server!.output.find((line) => line.includes('cannot be written'));
+    for (let waited = 0; !said() && waited < 5000; waited += 50)
+      await new Promise((resolve) => setTimeout(resolve, 50));
+
+    expect(said()).toContain(`the folder ${path.join(file, 'uploads', 'banners')} cannot be written (ENOTDIR)`);
+    expect((await fetch(`${server.baseUrl}/healthz`)).status).toBe(200);
   });
 });

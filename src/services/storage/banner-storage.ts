@@ -44,6 +44,8 @@ export interface BannerStorage {
   remove(key: string): Promise<void>;
   /** Every banner file the storage holds, with when it was stored (for the orphan sweep). */
   list(): Promise<ListedFile[]>;
+  /** Whether it can take a banner now, checked once at start: throws a StorageError saying why not. */
+  check(): Promise<void>;
 }
 
 export interface ListedFile {

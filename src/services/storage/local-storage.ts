@@ -7,7 +7,8 @@
  * a variant exactly as long as a blog names its banner (`ListedFile.of`).
  */
 import { randomBytes } from 'node:crypto';
-import { mkdir, readFile, readdir, rename, rm, stat, writeFile } from 'node:fs/promises';
+import { constants } from 'node:fs';
+import { access, mkdir, readFile, readdir, rename, rm, stat, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { renderVariants, type RenderedVariant } from '../banner-image';
 import type { BannerVariant } from '../../schemas/blog';
@@ -148,6 +149,16 @@ export function createLocalStorage(
         if (info?.isFile()) files.push({ key: name, storedAt: info.mtime, ...(of ? { of } : {}) });
       }
       return files;
+    },
+
+    async check(): Promise<void> {
+      try {
+        await mkdir(directory, { recursive: true });
+        await access(directory, constants.W_OK);
+      } catch (error) {
+        const reason = (error as NodeJS.ErrnoException).code ?? (error as Error).message;
+        throw new StorageError(`the folder ${directory} cannot be written (${reason})`, { cause: error });
+      }
     },
   };
 }
