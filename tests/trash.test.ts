@@ -7,6 +7,7 @@
 import { existsSync } from 'node:fs';
 import path from 'node:path';
 import request from 'supertest';
+import { BlogModel } from '../src/models/blog.model';
 import { CommentModel } from '../src/models/comment.model';
 import { LikeModel } from '../src/models/like.model';
 import { TrashedBlogModel } from '../src/models/trashed-blog.model';
@@ -191,4 +192,17 @@ describe('the switch', () => {
     expect(answer.status).toBe(400);
     expect(answer.body.errors.permanent.msg).toBe('permanent must be true or false');
   });
+
+  it.each(['permanent=false&permanent=false', 'permanent=true&permanent=false', 'permanent=false&permanent=true'])(
+    'refuses %s with 400 and leaves the post where it was: the one thing that cannot be undone is never guessed',
+    async (query) => {
+      const blog = await createBlog(ctx.app, admin);
+      const answer = await api.as(admin).delete(`/blogs/${blog._id}?${query}`);
+
+      expect(answer.status).toBe(400);
+      expect(answer.body.errors.permanent.msg).toBe('permanent must be given once');
+      expect(await BlogModel.exists({ _id: blog._id })).not.toBeNull();
+      expect(await TrashedBlogModel.exists({ _id: blog._id })).toBeNull();
+    },
+  );
 });

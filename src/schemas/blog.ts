@@ -15,6 +15,7 @@ import {
   oneOfField,
   optional,
   pageOf,
+  singleQuery,
   type Field,
   stringEnum,
   textField,
@@ -258,13 +259,6 @@ export const BLOG_SORT_KEYS = [
 export type BlogSortKey = (typeof BLOG_SORT_KEYS)[number];
 /** A cursor is ours (lib/list-cursor.ts) and short; anything longer is not one. */
 const CURSOR_MAX_LENGTH = 300;
-
-/** A query parameter given at most once, as a string. */
-const singleQuery = (label: string): ParamSchema => ({
-  optional: true,
-  isArray: { negated: true, errorMessage: `${label} must be given once`, bail: true },
-  isString: { errorMessage: `${label} must be a string`, bail: true },
-});
 
 /** An ISO 8601 date-time query parameter, handed on as a Date once `checks` (on the text as sent) have passed. */
 const dateQuery = (label: string, checks: ParamSchema = {}): ParamSchema => ({

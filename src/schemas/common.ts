@@ -35,15 +35,21 @@ export const PAGINATION = {
 } as const;
 
 /**
- * An integer query parameter of a page, given at most once (`?limit=5&limit=6` arrives as an array,
- * which standard validators would check item by item and let through); absent takes the default.
+ * An optional query parameter given at most once, as a string: `?permanent=false&permanent=false` arrives
+ * as an array, which standard validators would check item by item and let through, and which is truthy.
  */
+export const singleQuery = (label: string): ParamSchema => ({
+  optional: true,
+  isArray: { negated: true, errorMessage: `${label} must be given once`, bail: true },
+  isString: { errorMessage: `${label} must be a string`, bail: true },
+});
+
+/** An integer query parameter of a page, given at most once; absent takes the default. */
 function pageQuery(label: string, minimum: number, maximum: number, defaultValue: number): Field<TInteger> {
   return {
     schema: Type.Integer({ minimum, maximum, default: defaultValue }),
     rules: {
-      optional: true,
-      isArray: { negated: true, errorMessage: `${label} must be given once`, bail: true },
+      ...singleQuery(label),
       isInt: {
         options: { min: minimum, max: maximum },
         errorMessage: `${label} must be an integer between ${minimum} and ${maximum}`,

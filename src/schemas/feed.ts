@@ -10,10 +10,6 @@ export const FEED_QUERY = {
   },
   author: {
     schema: Type.String({ pattern: '^[0-9a-fA-F]{24}$', description: "Only this author's posts (a user's _id)" }),
-    rules: {
-      optional: true,
-      isArray: { negated: true, errorMessage: 'Author must be given once', bail: true },
-      isMongoId: { errorMessage: 'Author must be a valid id' },
-    },
+    rules: BLOG_LIST_QUERY.author.rules,
   },
 } satisfies Record<string, Field>;

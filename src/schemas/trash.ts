@@ -2,7 +2,7 @@
 import { Type, type Static } from '@sinclair/typebox';
 import type { ParamSchema } from 'express-validator';
 import { BlogCardSchema, BlogSchema } from './blog';
-import { DateTimeRef, ObjectIdRef, componentRef, pageOf } from './common';
+import { DateTimeRef, ObjectIdRef, componentRef, pageOf, singleQuery } from './common';
 
 /** How long a trashed blog is kept before the sweep purges it, unless TRASH_RETENTION_DAYS says otherwise. */
 export const TRASH_RETENTION = { defaultDays: 30, minDays: 1, maxDays: 3650 } as const;
@@ -26,7 +26,8 @@ export const PERMANENT_QUERY = {
     description: 'true: delete at once with banner, comments and likes; else the post goes to the trash',
   }),
   rules: {
-    optional: true,
+    // given twice it would arrive as an array, which is truthy: a post deleted for good by an ambiguous request
+    ...singleQuery('permanent'),
     isIn: { options: [['true', 'false']], errorMessage: 'permanent must be true or false', bail: true },
     toBoolean: true,
   } as ParamSchema,
