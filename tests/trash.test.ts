@@ -123,6 +123,24 @@ describe('restoring', () => {
     });
   });
 
+  it('brings the post back to search: its terms travel with it', async () => {
+    const blog = await trashedPost({ title: 'Zebra crossing restored' });
+
+    await api.as(admin).post(`/trash/${blog._id}/restore`).expect(200);
+
+    const found = await api.as(reader).get('/blogs/?q=zebra');
+    expect(found.body.blogs.map((each: { _id: string }) => each._id)).toEqual([blog._id]);
+  });
+
+  it('gives the terms back to a copy trashed without them', async () => {
+    const blog = await trashedPost({ title: 'Okapi crossing restored' });
+    await TrashedBlogModel.updateOne({ _id: blog._id }, { $unset: { 'blog.searchTerms': 1 } });
+
+    await api.as(admin).post(`/trash/${blog._id}/restore`).expect(200);
+
+    expect((await api.as(reader).get('/blogs/?q=okapi')).body.total).toBe(1);
+  });
+
   it('does not bring its preview links back', async () => {
     const draft = await createBlog(ctx.app, admin);
     const link = (await api.as(admin).post(`/blogs/${draft._id}/preview-link`).expect(201)).body.url as string;
@@ -143,6 +161,56 @@ describe('purging', () => {
     expect(await LikeModel.countDocuments({ blog: blog._id })).toBe(0);
     expect(existsSync(fileOf((blog.banner as { url: string }).url))).toBe(false);
     expect((await api.as(admin).post(`/trash/${blog._id}/restore`)).status).toBe(404);
+  });
+
+  it('leaves alone a post a restore is taking back: 404, and the restore finds it whole', async () => {
+    const blog = await trashedPost();
+    // a restore in flight has marked the copy
+    await TrashedBlogModel.updateOne({ _id: blog._id }, { $set: { restoringAt: new Date() } });
+
+    expect((await api.as(admin).delete(`/trash/${blog._id}`)).status).toBe(404);
+    await api.as(admin).delete('/trash/').expect(204);
+
+    const restored = await api.as(admin).post(`/trash/${blog._id}/restore`).expect(200);
+    expect(restored.body.blog).toMatchObject({ likesCount: 1, commentsCount: 1 });
+    expect(existsSync(fileOf((blog.banner as { url: string }).url))).toBe(true);
+  });
+
+  it('purges the copy a restore cut short a while ago left, and nothing of the post it put back', async () => {
+    const blog = await trashedPost();
+    const copy = await TrashedBlogModel.findById(blog._id).lean();
+    await api.as(admin).post(`/trash/${blog._id}/restore`).expect(200);
+    // the restore stopped after putting the post back, before taking its copy out of the trash
+    await TrashedBlogModel.collection.insertOne({ ...copy!, restoringAt: new Date(Date.now() - 120_000) });
+
+    expect((await api.as(admin).delete(`/trash/${blog._id}`)).status).toBe(204);
+
+    expect(await TrashedBlogModel.exists({ _id: blog._id })).toBeNull();
+    expect((await api.as(reader).get(`/blogs/${blog.slug}`)).body.blog).toMatchObject({ commentsCount: 1 });
+    expect(await CommentModel.countDocuments({ blog: blog._id })).toBe(1);
+    expect(existsSync(fileOf((blog.banner as { url: string }).url))).toBe(true);
+  });
+
+  it('of a restore and a purge at once, lets one win whole: never a post back without its banner', async () => {
+    const posts = await Promise.all(Array.from({ length: 4 }, () => trashedPost()));
+
+    const answers = await Promise.all(
+      posts.flatMap((blog) => [
+        api.as(admin).post(`/trash/${blog._id}/restore`),
+        api.as(admin).delete(`/trash/${blog._id}`),
+      ]),
+    );
+
+    for (const [index, blog] of posts.entries()) {
+      const [restore, purge] = [answers[2 * index]!.status, answers[2 * index + 1]!.status];
+      const live = (await api.as(admin).get(`/blogs/${blog.slug}`)).status === 200;
+      const banner = existsSync(fileOf((blog.banner as { url: string }).url));
+      expect({ restore, purge, live, banner }).toEqual(
+        restore === 200
+          ? { restore, purge: 404, live: true, banner: true }
+          : { restore: 404, purge: 204, live: false, banner: false },
+      );
+    }
   });
 
   it('empties the whole trash', async () => {

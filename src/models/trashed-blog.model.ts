@@ -18,6 +18,8 @@ const trashedBlogSchema = new Schema(
     bannerKey: { type: String, index: true },
     trashedAt: { type: Date, required: true },
     trashedBy: { type: Schema.Types.ObjectId, required: true },
+    // set by a restore as it begins: a purge leaves the copy alone (services/trash.service.ts)
+    restoringAt: Date,
   },
   { versionKey: false },
 );

@@ -102,7 +102,7 @@ export interface BlogListQuery extends BlogListFilters {
 }
 
 /** The terms a blog with this title and (sanitized) content is found by. */
-const searchFieldsOf = (title: string, content: string) => ({
+export const searchFieldsOf = (title: string, content: string) => ({
   searchTerms: searchTermsOf(title, plainTextOf(content)),
 });
 

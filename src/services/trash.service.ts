@@ -6,7 +6,8 @@
  * it a fresh slug if its own was taken meanwhile. A purge (one, all, or by the sweep after the retention)
  * first claims the trashed copy with a conditional delete, so two instances never purge one post twice;
  * then its comments, likes and banner go. A crash after the claim leaves records the reconciliation and
- * the orphan sweep remove.
+ * the orphan sweep remove. A restore marks the copy first (`restoringAt`), and a purge claims only an
+ * unmarked copy: of a restore and a purge at once, one wins whole, never a post back without its banner.
  */
 import { randomBytes } from 'node:crypto';
 import { Types } from 'mongoose';
@@ -19,7 +20,7 @@ import { LikeModel } from '../models/like.model';
 import { TrashedBlogModel } from '../models/trashed-blog.model';
 import type { BlogView } from '../schemas/blog';
 import type { TrashedBlogView } from '../schemas/trash';
-import type { BlogService } from './blog.service';
+import { searchFieldsOf, type BlogService } from './blog.service';
 import { ignoreEvents, type EventRecorder } from './events';
 import type { Page } from './pagination';
 import { discardBanner, type BannerStorage } from './storage';
@@ -27,6 +28,11 @@ import type { Viewer } from './viewer';
 
 /** Posts purged at once by the sweep or an emptying; the rest wait for the next round. */
 const PURGE_BATCH = 100;
+/**
+ * A restore's mark older than this was left by a restore cut short (a crash): the copy may be purged
+ * again. A restore's steps each have the operation deadline (10 s), so a live one is long done.
+ */
+const RESTORE_MARK_MS = 60_000;
 
 export interface TrashServiceDeps {
   /** Shows restored and listed posts; absent for the maintenance runs, which only purge. */
@@ -48,7 +54,8 @@ export function createTrashService({ blogs, storage, logger, events = ignoreEven
 
   /** Copies the blog into the trash, then takes it out of `blogs`; 404 when there is no such blog. */
   async function trash(blogId: string, by: Viewer): Promise<void> {
-    const blog = (await BlogModel.findById(blogId).lean()) as RawBlog | null;
+    // whole, with the terms it is searched by, which reads leave out: a restored post is found again
+    const blog = (await BlogModel.findById(blogId).select('+searchTerms').lean()) as RawBlog | null;
     if (!blog) throw new NotFound('Blog not found');
     const trashedAt = new Date();
     const banner = blog.banner as { key?: string } | undefined;
@@ -99,16 +106,24 @@ export function createTrashService({ blogs, storage, logger, events = ignoreEven
   }
 
   async function restore(blogId: string, viewer: Viewer): Promise<BlogView> {
-    const trashed = await TrashedBlogModel.findById(blogId).lean();
+    // the mark keeps a purge off the copy from now on (a purge that claimed it first leaves none to mark)
+    const restoringAt = new Date();
+    const trashed = await TrashedBlogModel.findOneAndUpdate({ _id: blogId }, { $set: { restoringAt } }).lean();
     if (!trashed) {
       if (await BlogModel.exists({ _id: blogId })) throw new BadRequest('This blog is not in the trash');
       throw new NotFound('Blog not found');
     }
-    // links made before the trash stay dead: a preview ends when its post is trashed
-    const blog0 = trashed.blog as RawBlog;
-    const restored = await putBack({ ...blog0, previewVersion: Number(blog0.previewVersion ?? 0) + 1 });
+    const blog0 = trashed.blog as RawBlog & { title: string; content: string; searchTerms?: string[] };
+    const restored = await putBack({
+      ...blog0,
+      // a copy trashed without its terms (before they were kept with it) gets them back
+      ...(blog0.searchTerms ? {} : searchFieldsOf(blog0.title, blog0.content)),
+      // links made before the trash stay dead: a preview ends when its post is trashed
+      previewVersion: Number(blog0.previewVersion ?? 0) + 1,
+    });
     await recount(restored._id);
-    await TrashedBlogModel.deleteOne({ _id: restored._id });
+    // this restore's copy only: one a new trashing put there meanwhile stays
+    await TrashedBlogModel.deleteOne({ _id: restored._id, restoringAt });
     const blog = await BlogModel.findById(restored._id).lean();
     if (!blog) throw new NotFound('Blog not found');
     const [view] = await shown().present([blog], viewer);
@@ -125,10 +140,18 @@ export function createTrashService({ blogs, storage, logger, events = ignoreEven
     return view!;
   }
 
-  /** Purges one trashed post if this call is the one that claimed it; false when none was there to claim. */
+  /**
+   * Purges one trashed post if this call is the one that claimed it; false when none was there to claim,
+   * or a restore is taking it back. A copy whose post is live again (a restore cut short after putting it
+   * back) only goes itself: the post keeps its comments, likes and banner.
+   */
   async function purge(blogId: Types.ObjectId | string): Promise<boolean> {
-    const claimed = await TrashedBlogModel.findOneAndDelete({ _id: blogId }).lean();
+    const claimed = await TrashedBlogModel.findOneAndDelete({
+      _id: blogId,
+      $or: [{ restoringAt: { $exists: false } }, { restoringAt: { $lt: new Date(Date.now() - RESTORE_MARK_MS) } }],
+    }).lean();
     if (!claimed) return false;
+    if (claimed.restoringAt && (await BlogModel.exists({ _id: claimed._id }))) return true;
     await Promise.all([CommentModel.deleteMany({ blog: claimed._id }), LikeModel.deleteMany({ blog: claimed._id })]);
     if (claimed.bannerKey) await discardBanner(storage, logger, claimed.bannerKey);
     return true;
