@@ -471,6 +471,30 @@ describe('PUT /blogs/{blogId}', () => {
     expect(existsSync(fileOf((blog.banner as { url: string }).url))).toBe(true);
   });
 
+  it('takes edits of the same post at once, the last one winning, as one edit after another would', async () => {
+    const blog = await createBlog(ctx.app, admin, { tags: 'start' });
+    const tags = ['one', 'two', 'three', 'four', 'five', 'six'];
+
+    const answers = await Promise.all(tags.map((tag) => api.as(admin).put(`/blogs/${blog._id}`).field('tags', tag)));
+
+    expect(answers.map((answer) => answer.status)).toEqual(tags.map(() => 200));
+    const stored = await BlogModel.findById(blog._id).lean();
+    expect(tags.map((tag) => [tag])).toContainEqual(stored!.tags);
+  });
+
+  it('answers an edit racing a delete of the same post with 200 or 404, never 500', async () => {
+    const blog = await createBlog(ctx.app, admin);
+
+    const [edit, deletion] = await Promise.all([
+      api.as(admin).put(`/blogs/${blog._id}`).field('tags', 'late'),
+      api.as(admin).delete(`/blogs/${blog._id}?permanent=true`),
+    ]);
+
+    expect(deletion.status).toBe(204);
+    expect([200, 404]).toContain(edit.status);
+    if (edit.status === 404) expect(edit.body).toEqual({ code: 'NotFound', message: 'Blog not found' });
+  });
+
   it('keeps the counters that changed meanwhile', async () => {
     const blog = await createBlog(ctx.app, admin, { status: 'published' });
     await api.as(reader).post(`/likes/blog/${blog._id}`).expect(200);

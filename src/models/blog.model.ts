@@ -2,7 +2,7 @@
  * A blog post. Its counters (views, likes, comments) are changed only with atomic `$inc` updates,
  * next to the insert or delete of the record they count, so concurrent requests never lose one.
  */
-import { Schema, model, type HydratedDocument, type InferSchemaType } from 'mongoose';
+import { Schema, model, type InferSchemaType } from 'mongoose';
 import { readDeadline } from './read-deadline';
 import { maxCharacters } from './text-limits';
 import { cardOf } from '../lib/plain-text';
@@ -77,6 +77,10 @@ const blogSchema = new Schema(
   },
   {
     timestamps: true,
+    // Every field is written whole, arrays (tags, variants) too, so the last edit wins, as for a title. A
+    // version key only guards edits of an array by position, which nothing makes, and it made one of two
+    // edits of a post's tags at once fail (a VersionError, answered 500).
+    versionKey: false,
     toJSON: {
       transform: (_document, result: Record<string, unknown>) => blogView(result, result.author ?? null),
     },
@@ -187,9 +191,10 @@ function olderFields(blog: Record<string, unknown>): Record<string, unknown> {
 }
 
 export type Blog = InferSchemaType<typeof blogSchema>;
-export type BlogDocument = HydratedDocument<Blog>;
 blogSchema.plugin(readDeadline);
 export const BlogModel = model('Blog', blogSchema);
+/** A blog as the model hydrates it: without `__v`, which the schema turns off. */
+export type BlogDocument = ReturnType<(typeof BlogModel)['hydrate']>;
 
 export type BlogCounter = 'viewsCount' | 'likesCount' | 'commentsCount';
 

@@ -6,7 +6,7 @@
  */
 import { randomBytes } from 'node:crypto';
 import { ignoreEvents, type DomainEvent, type EventName, type EventRecorder } from './events';
-import type { Types } from 'mongoose';
+import mongoose, { type Types } from 'mongoose';
 import { BadRequest, NotFound, RequestValidationError } from '../errors/http-errors';
 import { queryFingerprint, type CursorCodec, type CursorPosition } from '../lib/list-cursor';
 import type { Logger } from '../lib/logger';
@@ -427,6 +427,8 @@ export function createBlogService({
       else await blog.save();
     } catch (error) {
       if (newBanner) await discardBanner(newBanner.key);
+      // deleted (or trashed) since it was read
+      if (error instanceof mongoose.Error.DocumentNotFoundError) throw new NotFound('Blog not found');
       throw error;
     }
     if (newBanner && oldBannerKey) await discardBanner(oldBannerKey);
