@@ -22,6 +22,7 @@ import { measureRequests, recordRefusals } from './middlewares/metrics';
 import { createLoginThrottle } from './middlewares/login-throttle';
 import { createMailThrottle } from './middlewares/mail-throttle';
 import { requireVerifiedEmail } from './middlewares/require-verified-email';
+import { staticFiles } from './middlewares/static-files';
 import { methodNotAllowed } from './middlewares/method-not-allowed';
 import { createRateLimiter } from './middlewares/rate-limit';
 import { REQUEST_ID_HEADER, requestLogger } from './middlewares/request-logger';
@@ -217,7 +218,7 @@ export function createApp({
       res.set('Cross-Origin-Resource-Policy', 'cross-origin');
       next();
     },
-    express.static(localBannersDirectory(config.storage.uploadsDir), { immutable: true, maxAge: '365d', index: false }),
+    ...staticFiles(localBannersDirectory(config.storage.uploadsDir), { immutable: true, maxAge: '365d', index: false }),
   );
   // Probes come before the rate limit: a busy client IP (or a proxy's) must not make an instance look dead.
   app.use(

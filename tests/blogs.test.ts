@@ -1,4 +1,4 @@
-import { existsSync, readdirSync, writeFileSync } from 'node:fs';
+import { existsSync, readFileSync, readdirSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import sharp from 'sharp';
 import request from 'supertest';
@@ -544,5 +544,45 @@ describe('DELETE /blogs/{blogId}', () => {
 
     expect(again.status).toBe(404);
     expect(again.body).toEqual({ code: 'NotFound', message: 'Blog not found' });
+  });
+});
+
+describe('banner files', () => {
+  const bannerPath = (blog: Record<string, unknown>) => new URL((blog.banner as { url: string }).url).pathname;
+
+  it('serves a range, and refuses one past the end with 416 in the error shape, not as the image', async () => {
+    const blog = await createBlog(ctx.app, admin);
+    const size = readFileSync(fileOf((blog.banner as { url: string }).url)).length;
+
+    const part = await request(ctx.app).get(bannerPath(blog)).set('Range', 'bytes=0-9');
+    const past = await request(ctx.app).get(bannerPath(blog)).set('Range', 'bytes=99999999-');
+
+    expect(part.status).toBe(206);
+    expect(part.body).toHaveLength(10);
+    expect(past.status).toBe(416);
+    expect(past.headers['content-type']).toMatch(/^application\/json/);
+    expect(past.headers['content-range']).toBe(`bytes */${size}`);
+    expect(past.headers['cache-control']).toBeUndefined();
+    expect(past.body).toEqual({ code: 'BadRequest', message: 'The requested range is not within the file' });
+  });
+
+  it.each([
+    ['If-Match', '"not-its-etag"'],
+    ['If-Unmodified-Since', 'Thu, 01 Jan 2015 00:00:00 GMT'],
+  ])('answers a failed %s with 412 in the error shape', async (header, value) => {
+    const blog = await createBlog(ctx.app, admin);
+
+    const answer = await request(ctx.app).get(bannerPath(blog)).set(header, value);
+
+    expect(answer.status).toBe(412);
+    expect(answer.headers['content-type']).toMatch(/^application\/json/);
+    expect(answer.body.code).toBe('BadRequest');
+  });
+
+  it("answers the reference page's assets' refusals the same way", async () => {
+    const answer = await request(ctx.app).get('/api/v1/docs/assets/swagger-ui.css').set('If-Match', '"x"');
+
+    expect(answer.status).toBe(412);
+    expect(answer.body.code).toBe('BadRequest');
   });
 });

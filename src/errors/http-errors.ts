@@ -92,6 +92,18 @@ export class PayloadTooLarge extends HttpError {
   readonly code = 'ValidationError';
 }
 
+/** 412: a static file's If-Match or If-Unmodified-Since did not hold (middlewares/static-files.ts). */
+export class PreconditionFailed extends HttpError {
+  readonly status = 412;
+  readonly code = 'BadRequest';
+}
+
+/** 416: a static file's Range lies past its end (middlewares/static-files.ts). */
+export class RangeNotSatisfiable extends HttpError {
+  readonly status = 416;
+  readonly code = 'BadRequest';
+}
+
 export class UnsupportedMediaType extends HttpError {
   readonly status = 415;
   readonly code = 'BadRequest';

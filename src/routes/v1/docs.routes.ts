@@ -4,8 +4,9 @@
  * so the page works offline and under helmet's default Content-Security-Policy as it is.
  */
 import path from 'node:path';
-import express, { Router, type Request, type Response } from 'express';
+import { Router, type Request, type Response } from 'express';
 import type { OpenApiDocument } from '../../openapi/types';
+import { staticFiles } from '../../middlewares/static-files';
 
 /**
  * The package's folder, found without loading the package: its entry point loads Swagger UI's whole
@@ -63,7 +64,7 @@ export function docsRoutes(document: OpenApiDocument): Router {
       if (req.path !== '/docs-init.js') return next();
       res.type('application/javascript').send(INIT_SCRIPT);
     },
-    express.static(SWAGGER_UI_ASSETS, { index: false, maxAge: '1h' }),
+    ...staticFiles(SWAGGER_UI_ASSETS, { index: false, maxAge: '1h' }),
   );
   return router;
 }
