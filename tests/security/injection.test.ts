@@ -171,6 +171,32 @@ describe('operator objects, $ and dotted keys, prototype pollution in every JSON
     },
   );
 
+  it.each(cases)(
+    '%s: %s holding half a surrogate pair, no character, is refused with 400, nothing changed',
+    async (_name, field, method, fullPath) => {
+      const url = fullPath.replace('{blogId}', blog._id);
+      const template = fullPath.replace('/api/v1', '');
+      await expectDatabaseUnchanged(async () => {
+        for (const value of ['\ud800', 'a\udfffb@example.com', 'password\ud83d']) {
+          const response = await call(method, url)
+            .set(bearer(signedInFor(template)))
+            .send({ ...validBodies[template](), [field]: value });
+          expectCleanRefusal(response, 400);
+          expect(response.body.message).toMatch(/not Unicode text/);
+        }
+      });
+    },
+  );
+
+  it('refuses a key holding half a surrogate pair too, and takes whole pairs (emoji) as text', async () => {
+    const refused = await api.as(member).put('/users/current').send({ first_name: 'Ann', '\udc00': 'x' });
+    const taken = await api.as(member).put('/users/current').send({ first_name: 'Ann \ud83d\ude00' });
+
+    expectCleanRefusal(refused, 400);
+    expect(taken.status).toBe(200);
+    expect(taken.body.user.firstName).toBe('Ann 😀');
+  });
+
   it.each(Object.keys(validBodies))(
     '%s: operator and __proto__ keys at the top of the body change nothing they name',
     async (template) => {
