@@ -2914,7 +2914,7 @@ export interface operations {
                     publishAt?: string;
                     /**
                      * Format: binary
-                     * @description PNG, JPEG or WebP, at most 2 MB
+                     * @description PNG, JPEG or WebP, at most 2 MB, 50 megapixels and 16383 pixels on a side
                      */
                     banner_image: Blob;
                 };
@@ -3374,7 +3374,7 @@ export interface operations {
                     regenerate_slug?: "true" | "false";
                     /**
                      * Format: binary
-                     * @description PNG, JPEG or WebP, at most 2 MB
+                     * @description PNG, JPEG or WebP, at most 2 MB, 50 megapixels and 16383 pixels on a side
                      */
                     banner_image?: Blob;
                 };

@@ -42,6 +42,8 @@ export const BANNER_LIMITS = {
   bytes: 2 * 1024 * 1024,
   /** A 2 MB file can still claim a gigapixel canvas (a decompression bomb); 50 megapixels is a generous banner. */
   pixels: 50_000_000,
+  /** Its longer side: the banner is served in its own width as WebP too, whose sides stop at 16,383 pixels. */
+  side: 16_383,
 } as const;
 
 /**
@@ -510,7 +512,7 @@ const banner = documentedField(
     type: 'string',
     format: 'binary',
     contentMediaType: 'application/octet-stream',
-    description: `PNG, JPEG or WebP, at most ${BANNER_LIMITS.bytes / (1024 * 1024)} MB`,
+    description: `PNG, JPEG or WebP, at most ${BANNER_LIMITS.bytes / (1024 * 1024)} MB, ${BANNER_LIMITS.pixels / 1_000_000} megapixels and ${BANNER_LIMITS.side} pixels on a side`,
   }),
 );
 

@@ -69,6 +69,8 @@ async function reencode(upload: Buffer, signature: (typeof SIGNATURES)[number]):
     // The decoder must agree with the signature (a PNG header glued onto something else is not a PNG).
     if (metadata.format !== signature.extension || !metadata.width || !metadata.height)
       throw new Error(`decoded as ${metadata.format}`);
+    if (Math.max(metadata.width, metadata.height) > BANNER_LIMITS.side)
+      throw new InvalidImageError(`Banner image must be at most ${BANNER_LIMITS.side} pixels wide and high`);
     // Re-encoding decodes every pixel, which also proves the whole file readable. rotate() applies the EXIF
     // orientation to the pixels, since the tag itself is dropped with the rest of the metadata (sharp keeps none
     // unless asked to).
@@ -85,6 +87,7 @@ async function reencode(upload: Buffer, signature: (typeof SIGNATURES)[number]):
       data,
     };
   } catch (error) {
+    if (error instanceof InvalidImageError) throw error;
     if (error instanceof Error && /pixel limit/i.test(error.message)) {
       throw new InvalidImageError(`Banner image must have at most ${BANNER_LIMITS.pixels} pixels`);
     }

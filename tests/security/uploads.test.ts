@@ -100,6 +100,27 @@ describe('files that are not what they claim', () => {
     expect(response.body.errors.banner_image.msg).toBe(`Banner image must have at most ${BANNER_LIMITS.pixels} pixels`);
   });
 
+  it.each([
+    [BANNER_LIMITS.side + 1, 1],
+    [2, BANNER_LIMITS.side + 1],
+  ])(
+    'a valid image of %i × %i pixels, a side past what WebP holds: 400, not a storage outage',
+    async (width, height) => {
+      const long = await makeImage('png', width, height);
+      const response = await expectRefusedUpload(() => blogForm().attach('banner_image', long, 'banner.png'), 400);
+      expect(response.body.errors.banner_image.msg).toBe(
+        `Banner image must be at most ${BANNER_LIMITS.side} pixels wide and high`,
+      );
+    },
+  );
+
+  it('a valid image exactly as wide as WebP holds is taken, with its variants', async () => {
+    const widest = await makeImage('png', BANNER_LIMITS.side, 1);
+    const response = await blogForm().attach('banner_image', widest, 'banner.png');
+    expect(response.status).toBe(201);
+    expect(response.body.blog.banner.variants.at(-1)).toMatchObject({ width: BANNER_LIMITS.side, height: 1 });
+  });
+
   it('a file over 2 MB: 413', async () => {
     const big = Buffer.alloc(BANNER_LIMITS.bytes + 1, 1);
     await expectRefusedUpload(() => blogForm().attach('banner_image', big, 'banner.png'), 413);
