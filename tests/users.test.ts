@@ -19,8 +19,18 @@ describe('GET /users/current', () => {
     expect(JSON.stringify(response.body)).not.toMatch(/password|\$2[aby]\$/);
   });
 
+  it.each(['bearer', 'BEARER'])('takes the scheme written %s: its name is case-insensitive in HTTP', async (scheme) => {
+    const signedIn = await registerUser(ctx.app);
+
+    const response = await api.get('/users/current').set('Authorization', `${scheme} ${signedIn.accessToken}`);
+
+    expect(response.status).toBe(200);
+    expect(response.body.user._id).toBe(signedIn.user._id);
+  });
+
   it.each([
     ['no Authorization header', {}, 'Access token required'],
+    ['a lower-case bearer that is not a JWT', { Authorization: 'bearer not-a-jwt' }, 'Access token is invalid'],
     ['another scheme', { Authorization: 'Token abc' }, 'Access token required'],
     ['an empty bearer', { Authorization: 'Bearer ' }, 'Access token required'],
     ['a bearer that is not a JWT', { Authorization: 'Bearer not-a-jwt' }, 'Access token is invalid'],

@@ -17,7 +17,9 @@ import { userCacheFor } from '../lib/user-cache';
 import { ACTIVE_ACCOUNT, UserModel, type UserDocument } from '../models/user.model';
 import type { SessionService } from '../services/session.service';
 
-const BEARER = /^Bearer ([A-Za-z0-9_-]+\.[A-Za-z0-9_-]*\.[A-Za-z0-9_-]*)$/;
+/** The scheme's name in any case, as HTTP has it (RFC 9110, 11.1): `bearer` and `BEARER` too. */
+const BEARER = /^Bearer ([A-Za-z0-9_-]+\.[A-Za-z0-9_-]*\.[A-Za-z0-9_-]*)$/i;
+const BEARER_SCHEME = /^Bearer /i;
 const MISSING_TOKEN = () => new AuthenticationError('Access token required', 'access_token_missing');
 /** A bearer that is no JWT is a token, just not a valid one: the same answer as a bad signature. */
 const INVALID_TOKEN = () => new AuthenticationError('Access token is invalid', 'access_token_invalid');
@@ -50,7 +52,7 @@ export function authenticate(sessions: SessionService, { cacheTtlMs, authChanges
   return async (req: Request, res: Response, next: NextFunction) => {
     const header = req.get('authorization') ?? '';
     const match = BEARER.exec(header);
-    if (!match) throw header.startsWith('Bearer ') ? INVALID_TOKEN() : MISSING_TOKEN();
+    if (!match) throw BEARER_SCHEME.test(header) ? INVALID_TOKEN() : MISSING_TOKEN();
     const token = match[1];
     const claims = sessions.claimsOfAccessToken(token);
     const cached = claims && cache && isRead(req) ? cache.get(claims.sid, claims.sub) : undefined;
