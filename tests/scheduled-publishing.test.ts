@@ -39,6 +39,22 @@ describe('publishAt', () => {
     expectFieldError(await postBlog(ctx.app, admin, { publishAt }), 'publishAt');
   });
 
+  it('refuses publishAt beside status=published with 400 on create and update: never published early', async () => {
+    const publishAt = inMs(3600_000);
+    const created = await postBlog(ctx.app, admin, { publishAt, status: 'published' });
+    expectFieldError(created, 'publishAt');
+    expect(created.body.errors.publishAt.msg).toMatch(/without status=published/);
+
+    const draft = await createBlog(ctx.app, admin);
+    const updated = await request(ctx.app)
+      .put(`/api/v1/blogs/${draft._id}`)
+      .set(bearer(admin))
+      .field('status', 'published')
+      .field('publishAt', publishAt);
+    expectFieldError(updated, 'publishAt');
+    expect((await readAs(admin, draft.slug)).body.blog.status).toBe('draft');
+  });
+
   it('keeps a scheduled post a draft that admins see with its publishAt, and lets them change and clear it', async () => {
     const publishAt = inMs(3600_000);
     const blog = await createBlog(ctx.app, admin, { publishAt });

@@ -2909,7 +2909,7 @@ export interface operations {
                     excerpt?: string;
                     /**
                      * Format: date-time
-                     * @description Publish this draft by itself at that time (in the future, at most a year ahead); the post stays a draft until then. An empty value clears the schedule; sending status=published publishes at once and clears it. On a published post it needs status=draft beside it (the post is taken down until then); alone, a 400.
+                     * @description Publish this draft by itself at that time (in the future, at most a year ahead); the post stays a draft until then. An empty value clears the schedule; status=published (without publishAt) publishes at once and clears it. Beside status=published it is a 400: the two ask for opposite things. On a published post it needs status=draft beside it (the post is taken down until then); alone, a 400.
                      */
                     publishAt?: string;
                     /**
@@ -3364,7 +3364,7 @@ export interface operations {
                     excerpt?: string;
                     /**
                      * Format: date-time
-                     * @description Publish this draft by itself at that time (in the future, at most a year ahead); the post stays a draft until then. An empty value clears the schedule; sending status=published publishes at once and clears it. On a published post it needs status=draft beside it (the post is taken down until then); alone, a 400.
+                     * @description Publish this draft by itself at that time (in the future, at most a year ahead); the post stays a draft until then. An empty value clears the schedule; status=published (without publishAt) publishes at once and clears it. Beside status=published it is a 400: the two ask for opposite things. On a published post it needs status=draft beside it (the post is taken down until then); alone, a 400.
                      */
                     publishAt?: string;
                     /**

@@ -486,8 +486,9 @@ const publishAt = {
       format: 'date-time',
       description:
         'Publish this draft by itself at that time (in the future, at most a year ahead); the post stays a draft until then. ' +
-        'An empty value clears the schedule; sending status=published publishes at once and clears it. On a ' +
-        'published post it needs status=draft beside it (the post is taken down until then); alone, a 400.',
+        'An empty value clears the schedule; status=published (without publishAt) publishes at once and clears it. ' +
+        'Beside status=published it is a 400: the two ask for opposite things. On a published post it needs ' +
+        'status=draft beside it (the post is taken down until then); alone, a 400.',
     }),
   ),
   rules: {
@@ -496,6 +497,14 @@ const publishAt = {
     custom: {
       options: (value: string) => value === '' || isSchedulable(value),
       errorMessage: 'publishAt must be a date-time in the future, at most a year ahead',
+      bail: true,
+    },
+    // publishing now and later at once: which one the client meant cannot be told, and publishing is not undone
+    notPublishedNow: {
+      custom: (value: string, { req }: { req: { body?: { status?: unknown } } }) =>
+        value === '' || req.body?.status !== 'published',
+      errorMessage:
+        'publishAt schedules a draft: send it without status=published to schedule the post, or leave it out to publish now',
     },
   } as ParamSchema,
 } satisfies Field;

@@ -117,7 +117,7 @@ function cardFields(content: string, excerpt: string | undefined, customExcerpt:
   return { ...card, customExcerpt: false };
 }
 
-/** A schedule only keeps a draft waiting: status=published publishes at once; an empty value is no schedule. */
+/** A schedule only keeps a draft waiting (the form refuses one beside status=published); an empty value is no schedule. */
 function scheduleOf(status: BlogStatus, publishAt: string | undefined) {
   return status === 'draft' && publishAt ? { publishAt: new Date(publishAt) } : {};
 }
