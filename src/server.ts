@@ -16,6 +16,7 @@ import {
   productionRequested,
 } from './config/process';
 import type { ReadinessCheck } from './controllers/health.controller';
+import { answerClientError } from './lib/client-errors';
 import { connectDatabase, disconnectDatabase } from './lib/database';
 import { startDatabaseWatchdog, type DatabaseWatchdog } from './lib/database-watchdog';
 import type { LocalDatabase } from './dev/local-database';
@@ -295,7 +296,7 @@ function buildApp({ config, logger, storage, metrics, database, redis, lifecycle
  * enforces the first two on a sweep of the connections, every 30 s unless told: every second here.
  */
 function createHttpServer(config: Config, app: ReturnType<typeof createApp>): Server {
-  return createServer(
+  const server = createServer(
     {
       headersTimeout: config.http.headersTimeoutMs,
       requestTimeout: config.http.requestTimeoutMs,
@@ -304,6 +305,9 @@ function createHttpServer(config: Config, app: ReturnType<typeof createApp>): Se
     },
     app,
   );
+  // the errors Node answers before the app (a malformed request, oversized headers, a timeout) as JSON too
+  server.on('clientError', answerClientError);
+  return server;
 }
 
 /** What the steps opened and must close again: the database connection, Redis, a local database. */

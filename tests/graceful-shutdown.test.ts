@@ -233,7 +233,46 @@ describe('HTTP server timeouts', () => {
       socket.write('GET /healthz HTTP/1.1\r\nHost: localhost\r\n'); // and never the blank line
 
       // the test's own 30 s timeout fails it if Node's 300 s default applied
-      expect(await answer).toMatch(/^HTTP\/1\.1 408/);
+      const text = await answer;
+      expect(text).toMatch(/^HTTP\/1\.1 408/);
+      expect(JSON.parse(text.slice(text.indexOf('\r\n\r\n') + 4))).toEqual({
+        code: 'BadRequest',
+        message: 'The request did not arrive in time',
+      });
+    },
+  );
+
+  it.concurrent(
+    "answers what Node refuses before the app (oversized headers, a request that is not HTTP) in the API's error shape",
+    async () => {
+      const server = await startServer({});
+      /** Sends raw bytes on a connection of its own; the whole answer once the server closes it. */
+      const raw = (bytes: string) =>
+        new Promise<{ status: number; type: string; body: unknown }>((resolve, reject) => {
+          const socket = connect(server.port, '127.0.0.1');
+          let received = '';
+          socket.on('data', (chunk) => (received += chunk.toString()));
+          socket.on('error', reject);
+          socket.on('close', () => {
+            const [head, body] = received.split('\r\n\r\n');
+            resolve({
+              status: Number(/^HTTP\/1\.1 (\d{3})/.exec(head!)?.[1]),
+              type: /content-type: ([^\r]+)/i.exec(head!)?.[1] ?? '',
+              body: body ? JSON.parse(body) : body,
+            });
+          });
+          socket.write(bytes);
+        });
+
+      const tooLarge = await raw(`GET /healthz HTTP/1.1\r\nHost: localhost\r\nX-Big: ${'a'.repeat(20_000)}\r\n\r\n`);
+      const notHttp = await raw('HELLO THERE\r\n\r\n');
+
+      expect(tooLarge).toEqual({
+        status: 431,
+        type: 'application/json; charset=utf-8',
+        body: { code: 'BadRequest', message: 'Request headers are too large (at most 16 KB in all)' },
+      });
+      expect(notHttp).toMatchObject({ status: 400, body: { code: 'BadRequest' } });
     },
   );
 });
