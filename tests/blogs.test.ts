@@ -156,6 +156,7 @@ describe('POST /blogs/', () => {
     it.each([
       ['missing', undefined],
       ['empty', '   '],
+      ['of zero-width spaces', '\u200b\u200b'],
       ['181 characters', 'x'.repeat(181)],
     ])('a title %s', async (_label, title) => {
       const req = api.as(admin).post('/blogs/').field('content', '<p>x</p>');

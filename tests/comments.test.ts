@@ -130,6 +130,7 @@ describe('POST /comments/blog/{blogId}', () => {
     ['null', { content: null }],
     ['empty', { content: '' }],
     ['only whitespace', { content: ' \n\t ' }],
+    ['only invisible characters', { content: '\u200b\u0000\ufeff' }],
     ['1001 characters', { content: 'z'.repeat(1001) }],
     ['an operator object', { content: { $gt: '' } }],
     ['a number', { content: 42 }],

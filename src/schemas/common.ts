@@ -162,8 +162,14 @@ export interface Field<T extends TSchema = TSchema> {
   rules: ParamSchema;
 }
 
-/** Text fields are trimmed before their bounds are checked: a trimmed field of at least one character is not blank. */
-export const NOT_BLANK = '\\S';
+/**
+ * What a text field that must say something holds at least one of: a character that is not a space, a
+ * control character or an invisible one (the zero-width space, the soft hyphen, the byte order mark).
+ * Trimming removes only spaces, so "\u200b" alone would otherwise pass as a title. Written without `\p{…}`,
+ * so the document's pattern reads the same in every regex dialect (the fuzzer's is Python's).
+ */
+export const NOT_BLANK = '[^\\s\\u0000-\\u001F\\u007F-\\u009F\\u00AD\\u200B-\\u200F\\u2060-\\u2064\\uFEFF]';
+const VISIBLE = new RegExp(NOT_BLANK);
 
 /**
  * A body field that must be present and a string; trimmed unless `trim` is false (passwords, roles);
@@ -218,6 +224,9 @@ export function textField(
       errorMessage: lengthMessage(label, { minLength, maxLength }),
       ...(options.bail ? { bail: true } : {}),
     },
+    ...(pattern === NOT_BLANK
+      ? { matches: { options: [VISIBLE], errorMessage: `${label} must hold a visible character`, bail: true } }
+      : {}),
     ...options.then,
   });
 }
