@@ -8,16 +8,19 @@
 import { STATUS_CODES } from 'node:http';
 import type { Duplex } from 'node:stream';
 
-const ANSWERS: Record<string, [status: number, message: string]> = {
+type Answer = [status: number, message: string];
+
+const ANSWERS: Record<string, Answer> = {
   HPE_HEADER_OVERFLOW: [431, 'Request headers are too large (at most 16 KB in all)'],
   HPE_CHUNK_EXTENSIONS_OVERFLOW: [413, 'Request chunk extensions are too large'],
   ERR_HTTP_REQUEST_TIMEOUT: [408, 'The request did not arrive in time'],
 };
-const MALFORMED: [number, string] = [400, 'The request could not be read as HTTP'];
+const MALFORMED: Answer = [400, 'The request could not be read as HTTP'];
 
 /** The raw response, whole: the parser has given up on the connection, so no ServerResponse exists. */
-function rawResponse([status, message]: [number, string]): string {
-  const body = JSON.stringify({ code: 'BadRequest', message });
+function rawResponse([status, message]: Answer): string {
+  // 413 says ValidationError wherever the API answers it (errors/http-errors.ts PayloadTooLarge)
+  const body = JSON.stringify({ code: status === 413 ? 'ValidationError' : 'BadRequest', message });
   return (
     `HTTP/1.1 ${status} ${STATUS_CODES[status]}\r\nContent-Type: application/json; charset=utf-8\r\n` +
     `Content-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`
