@@ -15,6 +15,7 @@ import { createReconciliationService } from '../src/services/reconciliation.serv
 import { createBannerStorage } from '../src/services/storage';
 import { createTrashService } from '../src/services/trash.service';
 import { createBlog } from './helpers/blogs';
+import { makeImage } from './helpers/images';
 import { useTestApp } from './helpers/test-app';
 import { registerAdmin } from './helpers/users';
 
@@ -113,6 +114,30 @@ describe('restoring', () => {
     const restored = await api.as(admin).post(`/trash/${blog._id}/restore`).expect(200);
 
     expect(restored.body.blog.title).toBe('After');
+  });
+
+  it('trashes the post as an edit landing mid-way left it: its new banner, not the old one the edit deleted', async () => {
+    const blog = await createBlog(ctx.app, admin, { title: 'Before the edit' });
+    const copyOf = TrashedBlogModel.collection.replaceOne.bind(TrashedBlogModel.collection);
+    // the edit lands once the copy is written, before the post leaves `blogs`
+    const spy = jest.spyOn(TrashedBlogModel.collection, 'replaceOne').mockImplementationOnce(async (...args) => {
+      const copied = await copyOf(...(args as Parameters<typeof copyOf>));
+      await api
+        .as(admin)
+        .put(`/blogs/${blog._id}`)
+        .field('title', 'After the edit')
+        .attach('banner_image', await makeImage('png', 80, 60), 'new.png')
+        .expect(200);
+      return copied;
+    });
+
+    await api.as(admin).delete(`/blogs/${blog._id}`).expect(204);
+    spy.mockRestore();
+
+    const copy = (await TrashedBlogModel.findById(blog._id).lean())!.blog as { title: string; banner: { url: string } };
+    expect(copy.title).toBe('After the edit');
+    expect(existsSync(fileOf(copy.banner.url))).toBe(true);
+    expect(await BlogModel.exists({ _id: blog._id })).toBeNull();
   });
 
   it('refuses a post that is not in the trash with 400', async () => {

@@ -11,7 +11,7 @@
  */
 import { randomBytes } from 'node:crypto';
 import { Types } from 'mongoose';
-import { BadRequest, NotFound } from '../errors/http-errors';
+import { BadRequest, NotFound, ServiceUnavailable } from '../errors/http-errors';
 import type { Logger } from '../lib/logger';
 import { duplicateKeyField, isDuplicateKeyError } from '../lib/mongo-errors';
 import { BlogModel } from '../models/blog.model';
@@ -26,6 +26,8 @@ import type { Page } from './pagination';
 import { discardBanner, type BannerStorage } from './storage';
 import type { Viewer } from './viewer';
 
+/** Tries at trashing a post that is being edited meanwhile, each copying it again. */
+const TRASH_ATTEMPTS = 5;
 /** Posts purged at once by the sweep or an emptying; the rest wait for the next round. */
 const PURGE_BATCH = 100;
 /**
@@ -52,25 +54,37 @@ export function createTrashService({ blogs, storage, logger, events = ignoreEven
     return blogs;
   };
 
-  /** Copies the blog into the trash, then takes it out of `blogs`; 404 when there is no such blog. */
+  /**
+   * Copies the blog into the trash, then takes it out of `blogs` if it is still as copied; 404 when there
+   * is no such blog. An edit that lands in between (a new banner, whose old file it deletes) is copied
+   * again, so a restore never brings back a banner that is gone.
+   */
   async function trash(blogId: string, by: Viewer): Promise<void> {
-    // whole, with the terms it is searched by, which reads leave out: a restored post is found again
-    const blog = (await BlogModel.findById(blogId).select('+searchTerms').lean()) as RawBlog | null;
-    if (!blog) throw new NotFound('Blog not found');
-    const trashedAt = new Date();
-    const banner = blog.banner as { key?: string } | undefined;
-    // the copy as the blog is now: one left by a restore cut short (or a retry) is replaced, never kept stale
-    await TrashedBlogModel.collection.replaceOne(
-      { _id: blog._id },
-      { blog, author: blog.author, bannerKey: banner?.key, trashedAt, trashedBy: by._id },
-      { upsert: true },
-    );
-    const { deletedCount } = await BlogModel.deleteOne({ _id: blog._id });
-    if (!deletedCount) {
-      // deleted for good meanwhile: a copy of ours would outlive it
+    for (let attempt = 1; ; attempt++) {
+      // whole, with the terms it is searched by, which reads leave out: a restored post is found again
+      const blog = (await BlogModel.findById(blogId).select('+searchTerms').lean()) as RawBlog | null;
+      if (!blog) throw new NotFound('Blog not found');
+      const trashedAt = new Date();
+      const banner = blog.banner as { key?: string } | undefined;
+      // the copy as the blog is now: one left by a restore cut short (or a retry) is replaced, never kept stale
+      await TrashedBlogModel.collection.replaceOne(
+        { _id: blog._id },
+        { blog, author: blog.author, bannerKey: banner?.key, trashedAt, trashedBy: by._id },
+        { upsert: true },
+      );
+      const asCopied = { _id: blog._id, updatedAt: blog.updatedAt ?? { $exists: false } };
+      const { deletedCount } = await BlogModel.deleteOne(asCopied);
+      if (deletedCount) return recordTrashed(blog, trashedAt);
+      const edited = await BlogModel.exists({ _id: blog._id });
+      if (edited && attempt < TRASH_ATTEMPTS) continue;
+      // deleted for good meanwhile (a copy of ours would outlive it), or edited on every try
       await TrashedBlogModel.deleteOne({ _id: blog._id, trashedAt });
+      if (edited) throw new ServiceUnavailable('The blog kept changing while it was being trashed; try again', 1);
       throw new NotFound('Blog not found');
     }
+  }
+
+  async function recordTrashed(blog: RawBlog, trashedAt: Date): Promise<void> {
     await events.record({
       id: `blog.deleted:${String(blog._id)}:${trashedAt.toISOString()}`,
       name: 'blog.deleted',
