@@ -1,4 +1,7 @@
+import bcrypt from 'bcrypt';
 import request from 'supertest';
+import { SessionModel } from '../src/models/session.model';
+import { UserModel } from '../src/models/user.model';
 import { useTestApp } from './helpers/test-app';
 import { refreshCookieOf, registerUser, uniqueEmail } from './helpers/users';
 
@@ -206,6 +209,51 @@ describe('POST /auth/login', () => {
     const response = await login({ email: user.email, password, role: 'admin' });
     expect(response.status).toBe(200);
     expect(response.body.user.role).toBe('user');
+  });
+});
+
+describe('a login while the password check runs', () => {
+  /** Runs `meanwhile` once, while the next password comparison is under way. */
+  function duringTheCheck(meanwhile: () => Promise<unknown>) {
+    const compare = bcrypt.compare.bind(bcrypt) as (data: string, hash: string) => Promise<boolean>;
+    return jest.spyOn(bcrypt, 'compare').mockImplementationOnce((async (data: string, hash: string) => {
+      const matches = await compare(data, hash);
+      await meanwhile();
+      return matches;
+    }) as never);
+  }
+
+  it.each([
+    [
+      'the password is changed',
+      (userId: string) => UserModel.updateOne({ _id: userId }, { $set: { password: 'the hash of another password' } }),
+    ],
+    [
+      'the account is being deleted',
+      (userId: string) => UserModel.updateOne({ _id: userId }, { $set: { deletingAt: new Date() } }),
+    ],
+  ])('opens no session when %s meanwhile: 400, as a wrong password', async (_case, change) => {
+    const { user, password } = await registerUser(ctx.app);
+    const spy = duringTheCheck(() => change(user._id));
+
+    const response = await login({ email: user.email, password });
+    spy.mockRestore();
+
+    expect(response.status).toBe(400);
+    expect(response.body.errors.password.msg).toBe('Email or password is incorrect');
+    expect(response.headers['set-cookie']).toBeUndefined();
+    // the registration's own session only
+    expect(await SessionModel.countDocuments({ user: user._id })).toBe(1);
+  });
+
+  it('refuses a refresh of a session its account outlived, and ends it', async () => {
+    const { user, refreshCookie } = await registerUser(ctx.app);
+    await UserModel.deleteOne({ _id: user._id });
+
+    const response = await api.post('/auth/refresh-token').set('Cookie', refreshCookie);
+
+    expect(response.status).toBe(401);
+    expect(await SessionModel.countDocuments({ user: user._id })).toBe(0);
   });
 });
 

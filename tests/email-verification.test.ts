@@ -2,6 +2,7 @@
  * EMAIL_VERIFICATION: registration and an email change mail a link (to a real SMTP server in this
  * process); with `required`, an unverified account reads but may not comment, like or write blogs.
  */
+import { UserModel } from '../src/models/user.model';
 import { UNVERIFIED_EMAIL_MESSAGE } from '../src/schemas/auth';
 import { agent } from './helpers/agent';
 import { createBlog, postBlog } from './helpers/blogs';
@@ -90,6 +91,45 @@ describe('EMAIL_VERIFICATION=required', () => {
     const throttled = await ctx.api.as(reader).post('/auth/verify-email/resend');
     expect(throttled.status).toBe(429);
     expect(Number(throttled.headers['retry-after'])).toBeGreaterThan(0);
+  });
+});
+
+describe('a password reset', () => {
+  /** The token of the reset link mailed to the reader, once the verification mail of their registration is read. */
+  async function resetToken(reader: SignedInUser) {
+    await mail.nextMessageTo(reader.user.email, 'Verify your email address');
+    await ctx.api.post('/auth/forgot-password').send({ email: reader.user.email }).expect(202);
+    return tokenOfLink(await mail.nextMessageTo(reader.user.email, 'Reset your password'));
+  }
+
+  it('proves the address its link went to, as a verification link does', async () => {
+    const reader = await registerUser(ctx.app);
+    const token = await resetToken(reader);
+
+    const reset = await ctx.api.post('/auth/reset-password').send({ token, password: 'a new password' });
+
+    expect(reset.body.user.emailVerified).toBe(true);
+    await ctx.api.as(reset.body.accessToken).post(`/comments/blog/${blog._id}`).send({ content: 'Hi' }).expect(201);
+  });
+
+  it('leaves unverified an address the account changed to while the reset ran', async () => {
+    const reader = await registerUser(ctx.app);
+    const token = await resetToken(reader);
+    const changed = uniqueEmail('changed');
+    const save = UserModel.prototype.save;
+    // the change lands while the reset saves the new password
+    const spy = jest.spyOn(UserModel.prototype, 'save').mockImplementationOnce(async function (
+      this: InstanceType<typeof UserModel>,
+      ...args: Parameters<typeof save>
+    ) {
+      await UserModel.updateOne({ _id: this._id }, { $set: { email: changed, emailVerified: false } });
+      return save.apply(this, args);
+    });
+
+    await ctx.api.post('/auth/reset-password').send({ token, password: 'a new password' }).expect(200);
+    spy.mockRestore();
+
+    expect(await UserModel.findById(reader.user._id).lean()).toMatchObject({ email: changed, emailVerified: false });
   });
 });
 

@@ -130,6 +130,19 @@ export function createAccountEmailService(deps: AccountEmailDeps) {
       return user;
     },
 
+    /**
+     * The address a redeemed reset token was mailed to is proven, as by a verification link: marked verified
+     * if it is still the account's address. One conditional write, so an address changed meanwhile (unproven)
+     * is never marked. Whether it was marked now.
+     */
+    async proveAddressOfReset(user: Pick<UserDocument, '_id' | 'email'>): Promise<boolean> {
+      const { modifiedCount } = await UserModel.updateOne(
+        { _id: user._id, email: user.email, emailVerified: false },
+        { $set: { emailVerified: true } },
+      );
+      return modifiedCount > 0;
+    },
+
     /** Mails a verification link to the account's current address, after the answer. */
     sendVerificationLink(user: Recipient): void {
       const recipient = { _id: user._id, email: user.email };

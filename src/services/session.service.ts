@@ -43,6 +43,27 @@ export function createSessionService(jwtConfig: Config['jwt'], authChanges: Auth
 
   /** Opens a session for a user who just registered or logged in. */
   async function openSession(userId: Types.ObjectId, origin: SessionOrigin = {}): Promise<IssuedSession> {
+    return (await createSession(userId, origin)).issued;
+  }
+
+  /**
+   * Opens a session for an account proven by a check that took time (a password compared with its hash),
+   * then asks whether the proof still holds. A password reset or change, or a deletion, that landed during
+   * the check ends the account's sessions once its own write is done: a session opened meanwhile would
+   * outlive it. Such a session is closed again before anyone holds it, and undefined is answered.
+   */
+  async function openProvenSession(
+    userId: Types.ObjectId,
+    origin: SessionOrigin,
+    stillHolds: () => Promise<boolean>,
+  ): Promise<IssuedSession | undefined> {
+    const { sid, issued } = await createSession(userId, origin);
+    if (await stillHolds()) return issued;
+    await SessionModel.deleteOne({ _id: sid });
+    return undefined;
+  }
+
+  async function createSession(userId: Types.ObjectId, origin: SessionOrigin) {
     const claims = { sub: String(userId), sid: String(new Types.ObjectId()) };
     const refreshToken = signToken(claims, jwtConfig.refreshSecret, jwtConfig.refreshTtlSeconds);
     await SessionModel.create({
@@ -54,7 +75,7 @@ export function createSessionService(jwtConfig: Config['jwt'], authChanges: Auth
       ip: origin.ip || undefined,
       lastUsedAt: new Date(),
     });
-    return { accessToken: issueAccessToken(claims), refreshToken };
+    return { sid: claims.sid, issued: { accessToken: issueAccessToken(claims), refreshToken } };
   }
 
   /** The live session an access token belongs to, or undefined (bad token, logged out, expired). */
@@ -113,6 +134,7 @@ export function createSessionService(jwtConfig: Config['jwt'], authChanges: Auth
 
   return {
     openSession,
+    openProvenSession,
     findSessionOfAccessToken,
     accessTokenExpired,
     claimsOfAccessToken,

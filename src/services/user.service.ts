@@ -5,7 +5,9 @@
 import { randomBytes } from 'node:crypto';
 import bcrypt from 'bcrypt';
 import { NotFound, RequestValidationError } from '../errors/http-errors';
+import type { Types } from 'mongoose';
 import {
+  ACTIVE_ACCOUNT,
   SOCIAL_NETWORKS,
   USER_LIMITS,
   USER_VIEW_FIELDS,
@@ -91,8 +93,19 @@ export function createUserService(options: {
   }
 
   /** The user with that email and a matching password; `undefined` password match for an unknown email. */
+  /** The account that may sign in with this email, with its password hash; none while it is being deleted. */
   async function findUserByEmailWithPassword(email: string) {
-    return UserModel.findOne({ email }).select('+password');
+    return UserModel.findOne({ email, ...ACTIVE_ACCOUNT }).select('+password');
+  }
+
+  /** Whether the account still has the password hash it was read with, and is not being deleted. */
+  async function stillHasPassword(user: UserDocument): Promise<boolean> {
+    return (await UserModel.exists({ _id: user._id, password: user.password, ...ACTIVE_ACCOUNT })) !== null;
+  }
+
+  /** Whether the account exists and is not being deleted. */
+  async function isActive(userId: Types.ObjectId): Promise<boolean> {
+    return (await UserModel.exists({ _id: userId, ...ACTIVE_ACCOUNT })) !== null;
   }
 
   const passwordMatches = (user: UserDocument, password: string) =>
@@ -195,6 +208,8 @@ export function createUserService(options: {
   return {
     createUser,
     findUserByEmailWithPassword,
+    stillHasPassword,
+    isActive,
     passwordMatches,
     comparePasswordOfUnknownUser,
     updateProfile,

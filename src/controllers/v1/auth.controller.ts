@@ -87,13 +87,25 @@ export function createAuthController({ config, loginThrottle, sessions, users, a
           'wrong_password',
         );
       }
+      // the password compared a while: a reset, a change or a deletion landing meanwhile ends this login too
+      const issued = await sessions.openProvenSession(user._id, originOf(req), () => users.stillHasPassword(user));
+      if (!issued) {
+        throw RequestValidationError.forField('password', 'Email or password is incorrect').refusingAuthentication(
+          'wrong_password',
+        );
+      }
       await loginThrottle.clearFailuresOfAccount(req);
-      sendLogin(res, 200, user, await sessions.openSession(user._id, originOf(req)));
+      sendLogin(res, 200, user, issued);
     },
 
     async refreshToken(req: Request, res: Response) {
       const session = await sessions.findSessionOfRefreshToken(req.cookies[REFRESH_COOKIE]);
       if (!session) throw new AuthenticationError('Refresh token is invalid or expired', 'refresh_token_invalid');
+      // a session its account outlived (deleted while it was opened) ends here, not in a loop of 401s
+      if (!(await users.isActive(session.user))) {
+        await sessions.closeSession(session);
+        throw new AuthenticationError('Refresh token is invalid or expired', 'account_deleted');
+      }
       res.json({ accessToken: await sessions.refreshAccessToken(session) });
     },
 
@@ -119,9 +131,10 @@ export function createAuthController({ config, loginThrottle, sessions, users, a
       const { token, password } = matchedData<{ token: string; password: string }>(req);
       const user = await accountEmail.redeemResetToken(token);
       if (!user) throw invalidToken('Reset token');
-      // the link came to the address: it is proven as well as by a verification link
-      if (user.emailVerified === false) user.emailVerified = true;
       await users.setPassword(user, password);
+      // the link came to the address: it is proven as well as by a verification link (if still the account's);
+      // shown in the answer, not saved from this copy, which an email change meanwhile would make stale
+      if (await accountEmail.proveAddressOfReset(user)) user.set('emailVerified', true);
       await sessions.closeAllSessions(user._id);
       sendLogin(res, 200, user, await sessions.openSession(user._id, originOf(req)));
     },
