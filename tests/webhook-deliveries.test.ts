@@ -31,18 +31,21 @@ interface Received {
 function startReceiver() {
   const received: Received[] = [];
   const statuses: number[] = [];
+  /** How long it takes to answer (a slow receiver). */
+  const answering = { delayMs: 0 };
   const server = http.createServer((req, res) => {
     let body = '';
     req.on('data', (chunk) => (body += chunk));
     req.on('end', () => {
       received.push({ headers: req.headers, body });
-      res.writeHead(statuses.shift() ?? 200).end();
+      setTimeout(() => res.writeHead(statuses.shift() ?? 200).end(), answering.delayMs);
     });
   });
   const listening = new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   return {
     received,
     statuses,
+    answering,
     url: async () => {
       await listening;
       return `http://127.0.0.1:${(server.address() as AddressInfo).port}/hook`;
@@ -56,6 +59,7 @@ afterAll(() => receiver.close());
 beforeEach(async () => {
   receiver.received.length = 0;
   receiver.statuses.length = 0;
+  receiver.answering.delayMs = 0;
   await Promise.all([WebhookModel.deleteMany({}), DeliveryModel.deleteMany({})]);
 });
 
@@ -66,8 +70,9 @@ function verify(secret: string, header: string, body: string): boolean {
   return v1 !== undefined && timingSafeEqual(Buffer.from(v1), Buffer.from(expected));
 }
 
-const worker = (options: { allowPrivate?: boolean; deliveries?: Counter<'outcome'>; retryBaseMs?: number } = {}) =>
-  createDeliveryWorker({ logger: ctx.logger, allowPrivate: true, intervalMs: 60_000, retryBaseMs: 50, ...options });
+const worker = (
+  options: { allowPrivate?: boolean; deliveries?: Counter<'outcome'>; retryBaseMs?: number; leaseMs?: number } = {},
+) => createDeliveryWorker({ logger: ctx.logger, allowPrivate: true, intervalMs: 60_000, retryBaseMs: 50, ...options });
 
 async function register(events = ['blog.published', 'blog.updated']) {
   const answer = await api
@@ -270,6 +275,27 @@ describe('delivering', () => {
     expect(receiver.received).toHaveLength(1);
     expect(JSON.parse(receiver.received[0]!.body)).toMatchObject({ event: 'blog.published', data: { _id: blog._id } });
     expect(await deliveriesOf(webhook._id)).toHaveLength(1);
+  });
+});
+
+describe('a slow receiver', () => {
+  it('gets each event once when a delivery waits in its batch past its lease and another instance claims it', async () => {
+    await register(['blog.published']);
+    await Promise.all(Array.from({ length: 16 }, () => createBlog(ctx.app, admin, { status: 'published' })));
+    receiver.answering.delayMs = 400;
+    // four go at once, each answered in 400 ms: the last four wait 1200 ms for their turn, past a lease of
+    // 1000 ms (which a send in flight renews), and a second instance claims them at 1050 ms
+    const first = worker({ leaseMs: 1000 }).runOnce();
+    await new Promise((resolve) => setTimeout(resolve, 1050));
+    const second = worker({ leaseMs: 1000 }).runOnce();
+
+    const outcomes = [...(await first), ...(await second)];
+
+    const ids = receiver.received.map(({ headers }) => headers['webhook-id']);
+    expect(new Set(ids).size).toBe(16);
+    expect(ids).toHaveLength(16);
+    expect(outcomes.filter((outcome) => outcome === 'delivered')).toHaveLength(16);
+    expect(await DeliveryModel.countDocuments({ status: 'delivered', attempts: 1 })).toBe(16);
   });
 });
 

@@ -1,7 +1,7 @@
 /**
  * Sends webhook deliveries (docs/admin-guide.md, "Webhooks"). Every instance runs a worker; each delivery
- * is claimed with a conditional update (a lease of LEASE_MS), so one instance sends it at a time, and its
- * outcome is written only by the holder of the lease. A delivery waits while an older one of the same
+ * is claimed with a conditional update (a lease of LEASE_MS), renewed just before it is sent, so one
+ * instance sends it at a time, and its outcome is written only by the holder of the lease. A delivery waits while an older one of the same
  * webhook and post is still pending, so a post's events arrive in order. A failure (an answer other than
  * 2xx, a timeout, a refused address) is retried with a doubling backoff for a day, then the delivery is
  * `failed`. An instance killed between sending and writing the outcome leaves the lease to expire: that
@@ -106,6 +106,8 @@ export interface DeliveryWorkerOptions {
   intervalMs: number;
   /** The first retry's wait, doubled at each failure (tests shorten it). */
   retryBaseMs?: number;
+  /** How long a claim holds (tests shorten it). */
+  leaseMs?: number;
 }
 
 export function createDeliveryWorker({
@@ -114,12 +116,13 @@ export function createDeliveryWorker({
   deliveries,
   intervalMs,
   retryBaseMs = 10_000,
+  leaseMs = LEASE_MS,
 }: DeliveryWorkerOptions) {
   const inParallel = pLimit(CONCURRENCY);
 
   /** Takes one due delivery for this instance, or null when none is due. */
   async function claim(now: Date) {
-    const leaseUntil = new Date(now.getTime() + LEASE_MS);
+    const leaseUntil = new Date(now.getTime() + leaseMs);
     const delivery = await DeliveryModel.findOneAndUpdate(
       {
         status: 'pending',
@@ -133,6 +136,22 @@ export function createDeliveryWorker({
   }
 
   type Claimed = NonNullable<Awaited<ReturnType<typeof claim>>>;
+
+  /**
+   * Renews the lease just before sending, if it is still this instance's: a delivery that waited its turn
+   * behind the others of its batch may have outlived its lease, and another instance claimed and sent it.
+   */
+  async function renew(delivery: Claimed): Promise<boolean> {
+    const leaseUntil = new Date(Date.now() + leaseMs);
+    const { modifiedCount } = await DeliveryModel.updateOne(
+      { _id: delivery._id, leaseUntil: delivery.leaseUntil },
+      { $set: { leaseUntil } },
+      { timestamps: false },
+    );
+    if (modifiedCount === 0) return false;
+    delivery.leaseUntil = leaseUntil;
+    return true;
+  }
 
   /** Writes what happened, if the lease is still this instance's. */
   const settle = (delivery: Claimed, update: Record<string, unknown>) =>
@@ -152,6 +171,8 @@ export function createDeliveryWorker({
     });
 
   async function attempt(delivery: Claimed): Promise<DeliveryOutcome | 'waiting'> {
+    // another instance has it now: its outcome is that one's to write and count
+    if (!(await renew(delivery))) return 'waiting';
     if (await olderPending(delivery)) {
       await settle(delivery, { $set: { leaseUntil: null, nextAttemptAt: new Date(Date.now() + ORDER_WAIT_MS) } });
       return 'waiting';
