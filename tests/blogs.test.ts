@@ -386,6 +386,18 @@ describe('reading blogs', () => {
       expect(second.body.blog.updatedAt).toBe(first.body.blog.updatedAt);
     });
 
+    it('answers HEAD as GET, without a body, and counts no view for it', async () => {
+      const blog = await createBlog(ctx.app, author, { status: 'published' });
+
+      const heads = await Promise.all([1, 2, 3].map(() => api.as(reader).head(`/blogs/${blog.slug}`)));
+      const unknown = await api.as(reader).head('/blogs/no-such-post');
+
+      expect(heads.map((head) => head.status)).toEqual([200, 200, 200]);
+      expect(unknown.status).toBe(404);
+      expect((await BlogModel.findById(blog._id))!.viewsCount).toBe(0);
+      expect((await api.as(reader).get(`/blogs/${blog.slug}`)).body.blog.viewsCount).toBe(1);
+    });
+
     it('counts concurrent views without losing any', async () => {
       const blog = await createBlog(ctx.app, author, { status: 'published' });
       await Promise.all(Array.from({ length: 30 }, () => api.as(reader).get(`/blogs/${blog.slug}`).expect(200)));

@@ -360,11 +360,15 @@ export function createBlogService({
   }
 
   /**
-   * A blog by slug; each read of a published blog counts one view, atomically. Drafts only for those who may
-   * read them (a draft costs those readers one more query: counting views must not touch drafts).
+   * A blog by slug; each read of a published blog counts one view, atomically, unless `countsView` is false
+   * (a HEAD request: nobody read it). Drafts only for those who may read them (a draft costs those readers
+   * one more query: counting views must not touch drafts).
    */
-  async function readBlogBySlug(slug: string, viewer: Viewer): Promise<BlogView> {
-    let blog = await incrementDirect(BlogModel, { slug, status: 'published' }, { viewsCount: 1 }, VIEW);
+  async function readBlogBySlug(slug: string, viewer: Viewer, { countsView = true } = {}): Promise<BlogView> {
+    const published = { slug, status: 'published' };
+    let blog = countsView
+      ? await incrementDirect(BlogModel, published, { viewsCount: 1 }, VIEW)
+      : ((await findDirect(BlogModel, published, { projection: VIEW, limit: 1 }))[0] ?? null);
     if (!blog && canReadDrafts(viewer))
       [blog = null] = await findDirect(BlogModel, { slug }, { projection: VIEW, limit: 1 });
     if (!blog) throw new NotFound('Blog not found');

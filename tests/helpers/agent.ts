@@ -13,10 +13,11 @@ import type { SignedInUser } from './users';
 
 export const API_BASE = '/api/v1';
 
-type Method = 'get' | 'post' | 'put' | 'patch' | 'delete' | 'options';
+type Method = 'get' | 'head' | 'post' | 'put' | 'patch' | 'delete' | 'options';
 
 export interface ApiAgent {
   get(path: string): request.Test;
+  head(path: string): request.Test;
   post(path: string): request.Test;
   put(path: string): request.Test;
   patch(path: string): request.Test;
@@ -39,6 +40,7 @@ export function agent(app: Express | (() => Express), token?: string): ApiAgent 
   };
   return {
     get: send('get'),
+    head: send('head'),
     post: send('post'),
     put: send('put'),
     patch: send('patch'),

@@ -109,7 +109,14 @@ export class ContractChecker {
       responsePointer = ['components', 'responses', name];
       entry = this.document.components.responses[name];
     }
-    return [...this.checkHeaders(entry, observed), ...this.checkBody(entry, responsePointer, observed)].map(
+    // a HEAD answer is its GET's headers with no body at all
+    const bodyProblems =
+      method === 'head'
+        ? observed.body.length > 0
+          ? ['a HEAD answer carried a body']
+          : []
+        : this.checkBody(entry, responsePointer, observed);
+    return [...this.checkHeaders(entry, observed), ...bodyProblems].map(
       (problem) => `${method.toUpperCase()} ${template} → ${status}: ${problem}`,
     );
   }

@@ -78,7 +78,9 @@ export function createBlogController({
     },
 
     async getBlog(req: Request, res: Response) {
-      res.json({ blog: await blogs.readBlogBySlug(matchedData(req).slug, viewerOf(res)) });
+      // a HEAD (a link checker, a crawler's probe) reads no post: it counts no view
+      const countsView = req.method !== 'HEAD';
+      res.json({ blog: await blogs.readBlogBySlug(matchedData(req).slug, viewerOf(res), { countsView }) });
     },
 
     async createBlog(req: Request, res: Response) {
