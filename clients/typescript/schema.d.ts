@@ -453,7 +453,7 @@ export interface paths {
         };
         /**
          * Comments on a blog, newest first
-         * @description Needs a Bearer token by default. Operator option: with `PUBLIC_READS=true` on the server, this read also works without an Authorization header, as an anonymous visitor: published blogs only (never drafts), `likedByMe` false, authors without email. A token that is sent still counts, and an invalid one still answers 401.
+         * @description Needs a Bearer token by default. Operator option: with `PUBLIC_READS=true` on the server, this read also works without an Authorization header, as an anonymous visitor: published blogs only (never drafts), `likedByMe` false, authors without email. A token that is sent still counts, and an invalid one still answers 401. Anonymous answers carry `Cache-Control: public, max-age=60, stale-while-revalidate=300` (or the durations PUBLIC_READS gives) and a weak ETag (If-None-Match → 304 while the answer is unchanged; a slug read counts a view, so its ETag changes at every read that reaches the server, and a read a cache answers counts none); signed-in answers `Cache-Control: private`. Both vary on Authorization.
          */
         get: operations["listComments"];
         put?: never;
@@ -3866,6 +3866,10 @@ export interface operations {
                     "RateLimit-Limit": components["headers"]["RateLimitLimit"];
                     "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
                     "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    /** @description private for a signed-in reader; for an anonymous one (PUBLIC_READS), public with max-age and stale-while-revalidate */
+                    "Cache-Control"?: string;
+                    /** @description A weak ETag: send it back as If-None-Match for a 304 while the answer is unchanged */
+                    ETag?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -3898,6 +3902,16 @@ export interface operations {
                      */
                     "application/json": components["schemas"]["CommentPage"];
                 };
+            };
+            /** @description Unchanged since the ETag sent as If-None-Match; no body */
+            304: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content?: never;
             };
             400: components["responses"]["ValidationFailed"];
             401: components["responses"]["Unauthenticated"];

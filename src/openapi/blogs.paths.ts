@@ -191,7 +191,7 @@ const PUBLIC_READS_NOTE =
   'Needs a Bearer token by default. Operator option: with `PUBLIC_READS=true` on the server, this read also works ' +
   'without an Authorization header, as an anonymous visitor: published blogs only (never drafts), `likedByMe` false, ' +
   'authors without email. A token that is sent still counts, and an invalid one still answers 401.';
-/** HTTP caching (middlewares/public-cache.ts), on the three blog reads and the tags. */
+/** HTTP caching (middlewares/public-cache.ts), on the three blog reads, the tags and a blog's comments. */
 const CACHED_READ_NOTE =
   `${PUBLIC_READS_NOTE} Anonymous answers carry \`Cache-Control: public, max-age=60, stale-while-revalidate=300\` ` +
   '(or the durations PUBLIC_READS gives) and a weak ETag (If-None-Match → 304 while the answer is unchanged; a ' +
@@ -438,15 +438,18 @@ const commentPaths: Paths = {
     },
     get: {
       operationId: 'listComments',
-      description: PUBLIC_READS_NOTE,
+      description: CACHED_READ_NOTE,
       tags: ['Comments'],
       summary: 'Comments on a blog, newest first',
       security: BEARER,
       parameters: [ref('parameters', 'BlogId'), ...paging],
       responses: {
-        '200': respond(
-          'One page of comments',
-          json(schemaRef('CommentPage'), { limit: 20, offset: 0, total: 1, comments: [exampleComment] }),
+        ...cached(
+          respond(
+            'One page of comments',
+            json(schemaRef('CommentPage'), { limit: 20, offset: 0, total: 1, comments: [exampleComment] }),
+            { headers: CACHE_HEADERS.publicWhenAnonymous },
+          ),
         ),
         ...validation,
         ...unauthenticated,
