@@ -9,7 +9,7 @@ import type { Express } from 'express';
 import { createBlog } from './helpers/blogs';
 import { expectFieldError } from './helpers/expectations';
 import { useTestApp } from './helpers/test-app';
-import { registerAdmin, type SignedInUser } from './helpers/users';
+import { registerAdmin, registerUser, type SignedInUser } from './helpers/users';
 
 const SITE = 'https://blog.example';
 const ctx = useTestApp({ env: { SITE_URL: SITE } });
@@ -56,6 +56,20 @@ describe('GET /feed.xml', () => {
     expect(authored.title).toBe('blog.example by Ada Lovelace');
     expect(authored.items).toHaveLength(2);
     await request(app).get('/feed.xml?author=5f0000000000000000000000').expect(404);
+  });
+
+  it('answers an account that published nothing as an unknown id: 404, never its name', async () => {
+    const reader = await registerUser(app);
+    await ctx.api.as(reader).put('/users/current').send({ first_name: 'Quinn', last_name: 'Hidden' }).expect(200);
+
+    const answer = await request(app).get(`/feed.xml?author=${reader.user._id}`);
+
+    expect(answer.status).toBe(404);
+    expect(answer.text).not.toContain('Quinn');
+    // an author with posts, none of them with the tag: an empty feed, titled with the author's name
+    const none = feedOf(await request(app).get(`/feed.xml?author=${admin.user._id}&tag=no-such-tag`).expect(200));
+    expect(none.title).toBe('blog.example #no-such-tag by Ada Lovelace');
+    expect(none.items).toHaveLength(0);
   });
 
   it.each([

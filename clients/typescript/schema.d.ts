@@ -4672,7 +4672,7 @@ export interface operations {
                 content?: never;
             };
             400: components["responses"]["ValidationFailed"];
-            /** @description SITE_URL is unset, or the author does not exist (NotFound) */
+            /** @description SITE_URL is unset, or `author` published nothing (an unknown id alike) (NotFound) */
             404: {
                 headers: {
                     "RateLimit-Limit": components["headers"]["RateLimitLimit"];
@@ -4684,7 +4684,7 @@ export interface operations {
                     /**
                      * @example {
                      *       "code": "NotFound",
-                     *       "message": "User not found"
+                     *       "message": "No published posts by this author"
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];

@@ -54,8 +54,8 @@ const feedPaths: Paths = {
         '304': NOT_MODIFIED,
         '400': ref('responses', 'ValidationFailed'),
         '404': respond(
-          'SITE_URL is unset, or the author does not exist (NotFound)',
-          json(schemaRef('Error'), { code: 'NotFound', message: 'User not found' }),
+          'SITE_URL is unset, or `author` published nothing (an unknown id alike) (NotFound)',
+          json(schemaRef('Error'), { code: 'NotFound', message: 'No published posts by this author' }),
         ),
         ...COMMON_RESPONSES,
         ...DATABASE_RESPONSES,

@@ -86,31 +86,21 @@ function feedTitle(host: string, query: FeedQuery, author: StoredAuthor | undefi
 }
 
 export function createFeedService() {
-  /** An author's feed names its author; an unknown one is a 404 rather than a feed that stays empty forever. */
-  async function authorOf(authorId: string | undefined): Promise<StoredAuthor | undefined> {
-    if (!authorId) return undefined;
-    const author = await UserModel.findById(authorId, AUTHOR_FIELDS).lean<StoredAuthor>();
-    if (!author) throw new NotFound('User not found');
-    return author;
-  }
-
   /** The newest published posts (by first publication), as an Atom 1.0 document. */
   async function atomFeed(query: FeedQuery, links: FeedLinks): Promise<string> {
-    const filter = {
-      ...PUBLISHED,
-      ...(query.tag ? { tags: query.tag } : {}),
-      ...(query.authorId ? { author: new Types.ObjectId(query.authorId) } : {}),
-    };
+    const byAuthor = query.authorId ? { author: new Types.ObjectId(query.authorId) } : undefined;
+    const filter = { ...PUBLISHED, ...(query.tag ? { tags: query.tag } : {}), ...byAuthor };
     // the feeds are hot public reads: straight to the driver (models/direct-read.ts)
-    const [feedAuthor, posts] = await Promise.all([
-      authorOf(query.authorId),
-      findDirect<StoredPost>(BlogModel, filter, {
-        projection: FEED_FIELDS,
-        sort: { publishedAt: -1, _id: -1 },
-        limit: FEED_ENTRIES,
-      }),
-    ]);
-    const authorIds = distinctIds(posts.map((post) => post.author));
+    const posts = await findDirect<StoredPost>(BlogModel, filter, {
+      projection: FEED_FIELDS,
+      sort: { publishedAt: -1, _id: -1 },
+      limit: FEED_ENTRIES,
+    });
+    // An author's feed is a published author's: an account that published nothing (a reader, or an id that
+    // is none) is a 404 alike, so the feed neither names readers to anyone nor tells which ids exist.
+    if (byAuthor && posts.length === 0 && !(await BlogModel.exists({ ...PUBLISHED, ...byAuthor })))
+      throw new NotFound('No published posts by this author');
+    const authorIds = distinctIds([...posts.map((post) => post.author), byAuthor?.author]);
     const authors = await findDirect<StoredAuthor>(
       UserModel,
       { _id: { $in: authorIds } },
@@ -124,7 +114,7 @@ export function createFeedService() {
     const address = feedAddress(links.publicUrl, query);
     const feed = new Feed({
       id: address,
-      title: feedTitle(host, query, feedAuthor),
+      title: feedTitle(host, query, query.authorId ? authorsById.get(query.authorId) : undefined),
       link: links.siteUrl,
       feed: address,
       updated,
