@@ -7,6 +7,7 @@ import { isPublicAddress } from '../src/lib/public-address';
 import { createWebhookEventRecorder } from '../src/services/webhook-events';
 import { createBlog } from './helpers/blogs';
 import { useTestApp } from './helpers/test-app';
+import { registerUser } from './helpers/users';
 
 const ctx = useTestApp();
 const api = ctx.api;
@@ -57,6 +58,28 @@ describe('recording events', () => {
     const published = await DeliveryModel.findOne({ blogId: blog._id, event: 'blog.published' }).lean();
     expect(JSON.parse(published!.body)).toMatchObject({ event: 'blog.published', data: { _id: blog._id } });
     expect(published!.status).toBe('pending');
+  });
+
+  it('records comment.deleted for each comment of an account deleted with it, as for one deleted by hand', async () => {
+    const hook = await WebhookModel.create({
+      url: 'https://hooks.example.com/c',
+      events: ['comment.deleted'],
+      secret: 's',
+    });
+    const blog = await createBlog(ctx.app, admin, { status: 'published' });
+    const leaving = await registerUser(ctx.app);
+    const ids: string[] = [];
+    for (const content of ['One', 'Two'])
+      ids.push(
+        (await api.as(leaving).post(`/comments/blog/${blog._id}`).send({ content }).expect(201)).body.comment._id,
+      );
+
+    await api.as(leaving).delete('/users/current').expect(204);
+
+    const deleted = await DeliveryModel.find({ webhook: hook._id, blogId: blog._id }).lean();
+    expect(
+      deleted.map((delivery) => JSON.parse(delivery.body).data).sort((a, b) => a._id.localeCompare(b._id)),
+    ).toEqual(ids.sort().map((_id) => ({ _id, blog: blog._id })));
   });
 
   it('records one event id once, however many times (a retry, two instances)', async () => {

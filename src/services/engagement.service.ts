@@ -34,7 +34,11 @@ interface EngagementServiceDeps {
 }
 
 /** A comment's event; its id carries the comment's id, which occurs once per creation and deletion. */
-function commentEvent(name: EventName, comment: CommentDocument, payload: unknown): DomainEvent {
+function commentEvent(
+  name: EventName,
+  comment: Pick<CommentDocument, '_id' | 'blog' | 'createdAt'>,
+  payload: unknown,
+): DomainEvent {
   const at = name === 'comment.created' ? (comment.createdAt ?? new Date()) : new Date();
   return { id: `${name}:${String(comment._id)}`, name, blogId: String(comment.blog), payload, occurredAt: at };
 }
@@ -186,15 +190,26 @@ export function createEngagementService({
   async function deleteEngagementOfUser(userId: Types.ObjectId): Promise<void> {
     const likes = await LikeModel.find({ user: userId }).select('blog').lean();
     for (const like of likes) await removeLike(like.blog, userId);
-    const perBlog = await CommentModel.aggregate<{ _id: Types.ObjectId; count: number }>([
-      { $match: { author: userId } },
-      { $group: { _id: '$blog', count: { $sum: 1 } } },
-    ]);
-    for (const { _id: blog } of perBlog) {
+    const comments = await CommentModel.find({ author: userId }).select('blog createdAt').lean();
+    const perBlog = new Map<string, typeof comments>();
+    for (const comment of comments) {
+      const ofBlog = perBlog.get(String(comment.blog));
+      if (ofBlog) ofBlog.push(comment);
+      else perBlog.set(String(comment.blog), [comment]);
+    }
+    for (const ofBlog of perBlog.values()) {
+      const blog = ofBlog[0]!.blog;
       await countedWrite(blog, async () => {
-        const { deletedCount } = await CommentModel.deleteMany({ author: userId, blog });
+        const ids = ofBlog.map((comment) => comment._id);
+        const { deletedCount } = await CommentModel.deleteMany({ _id: { $in: ids }, author: userId });
         if (deletedCount) await incrementBlogCounter(blog, 'commentsCount', -deletedCount);
       });
+      // as a deletion by hand says, so webhook receivers that mirror comments drop these too (an event id
+      // is recorded once: one that another deletion of the same comment recorded is not repeated)
+      for (const comment of ofBlog)
+        await events.record(
+          commentEvent('comment.deleted', comment, { _id: String(comment._id), blog: String(comment.blog) }),
+        );
     }
   }
 
