@@ -92,7 +92,6 @@ export function createUserService(options: {
     }
   }
 
-  /** The user with that email and a matching password; `undefined` password match for an unknown email. */
   /** The account that may sign in with this email, with its password hash; none while it is being deleted. */
   async function findUserByEmailWithPassword(email: string) {
     return UserModel.findOne({ email, ...ACTIVE_ACCOUNT }).select('+password');
