@@ -115,9 +115,17 @@ describe('public addresses', () => {
     ['::ffff:127.0.0.1', false],
     ['[::ffff:7f00:1]', false],
     ['::ffff:10.0.0.1', false],
+    // deprecated or special forms a first audit found accepted
+    ['::127.0.0.1', false],
+    ['fec0::1', false],
+    ['2002:7f00:1::', false],
+    ['2001:0:4136:e378:8000:63bf:3fff:fdd2', false],
+    ['192.0.2.1', false],
+    ['2001:db8::1', false],
     ['localhost', false],
     ['93.184.216.34', true],
     ['2606:2800:220:1:248:1893:25c8:1946', true],
+    ['2001:4860:4860::8888', true],
     ['::ffff:93.184.216.34', true],
   ])('%s is public: %s', (address, expected) => {
     expect(isPublicAddress(address)).toBe(expected);
