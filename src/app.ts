@@ -23,7 +23,7 @@ import { createLoginThrottle } from './middlewares/login-throttle';
 import { createMailThrottle } from './middlewares/mail-throttle';
 import { requireVerifiedEmail } from './middlewares/require-verified-email';
 import { staticFiles } from './middlewares/static-files';
-import { unicodeJsonBody } from './middlewares/unicode-body';
+import { unicodeJsonBody, utf8Json } from './middlewares/unicode-body';
 import { methodNotAllowed } from './middlewares/method-not-allowed';
 import { createRateLimiter } from './middlewares/rate-limit';
 import { REQUEST_ID_HEADER, requestLogger } from './middlewares/request-logger';
@@ -239,7 +239,7 @@ export function createApp({
   app.use(createRateLimiter({ ...config.rateLimit, store: rateLimitStore, logger }));
   // Feed readers and crawlers look at the root; the feeds read the database, so they come after the rate limit.
   app.use(feedRoutes({ feeds: createFeedService(), config }));
-  app.use(express.json({ limit: config.jsonBodyLimit }), unicodeJsonBody);
+  app.use(utf8Json, express.json({ limit: config.jsonBodyLimit }), unicodeJsonBody);
   app.use(cookieParser());
 
   app.use(

@@ -34,6 +34,31 @@ describe('bad request bodies at the HTTP boundary', () => {
     expect(response.body).toEqual({ code: 'BadRequest', message: expect.any(String) });
   });
 
+  it.each(['utf-7', 'UTF-16LE', 'utf-32'])(
+    'refuses JSON declared %s with 415: JSON is sent as UTF-8',
+    async (charset) => {
+      const response = await api
+        .post('/auth/register')
+        .set('Content-Type', `application/json; charset=${charset}`)
+        .send('{"email":"a@b.co","password":"password123"}');
+      expect(response.status).toBe(415);
+      expect(response.body).toEqual({
+        code: 'BadRequest',
+        message: 'Unsupported request body encoding: JSON is sent as UTF-8',
+      });
+    },
+  );
+
+  it('takes JSON declared UTF-8, in any case and quoted', async () => {
+    for (const charset of ['UTF-8', 'utf-8', '"utf-8"']) {
+      const response = await api
+        .post('/auth/login')
+        .set('Content-Type', `application/json; charset=${charset}`)
+        .send('{"email":"nobody@example.com","password":"password123"}');
+      expect(response.status).toBe(404);
+    }
+  });
+
   it('refuses a JSON array (400 ValidationError), and never ignores a body of another content type (415)', async () => {
     const asArray = await register().send('[]');
     expect(asArray.status).toBe(400);
