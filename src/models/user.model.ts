@@ -82,8 +82,8 @@ export function authorCardView(user: Record<string, unknown>): AuthorCardView {
   return viewOf(AuthorCardSchema, user, {}, { name: displayNameOf(user) });
 }
 
-/** The name a card shows for a user: the first and last names, those given, else the username. */
-function displayNameOf(user: Record<string, unknown>): string {
+/** The name a card (and a feed) shows for a user: the first and last names, those given, else the username. */
+export function displayNameOf(user: { firstName?: unknown; lastName?: unknown; username?: unknown }): string {
   const names = [user.firstName, user.lastName].filter((name) => typeof name === 'string' && name !== '');
   return names.length > 0 ? names.join(' ') : String(user.username);
 }

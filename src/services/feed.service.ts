@@ -10,7 +10,7 @@ import type { SiteLinks } from '../lib/site-links';
 import { Types } from 'mongoose';
 import { BlogModel } from '../models/blog.model';
 import { distinctIds, findDirect, projectionOf } from '../models/direct-read';
-import { UserModel } from '../models/user.model';
+import { UserModel, displayNameOf } from '../models/user.model';
 
 /** What a feed route answers when SITE_URL is unset: its entries would have nowhere to link to. */
 export const FEEDS_NEED_SITE_URL = 'Feeds and the sitemap need SITE_URL, the front end their links point to';
@@ -56,8 +56,7 @@ interface StoredAuthor {
   lastName?: string;
 }
 
-const nameOf = (author: StoredAuthor | undefined) =>
-  [author?.firstName, author?.lastName].filter(Boolean).join(' ') || author?.username || 'Unknown author';
+const nameOf = (author: StoredAuthor | undefined) => (author ? displayNameOf(author) : 'Unknown author');
 
 /**
  * Plain text for the feed's `type="html"` title and summary (the feed library's only kind): escaped, so that a
