@@ -1,8 +1,10 @@
 /**
- * A JSON body's strings must be Unicode text. JSON's `\ud800` escape can name half of a surrogate pair
- * alone, which is no character: validator's isEmail threw on it (a 500), and elsewhere it was stored
- * as U+FFFD, so a password or a name read back differently from what was sent. Refused whole instead,
- * keys included, before any route reads the body.
+ * A JSON body is Unicode text, sent as UTF-8: two checks around express.json.
+ * - Before it, the declared charset (`utf8Json`).
+ * - After it, the strings (`unicodeJsonBody`). JSON's `\ud800` escape can name half of a surrogate pair
+ *   alone, which is no character: validator's isEmail threw on it (a 500), and elsewhere it was stored
+ *   as U+FFFD, so a password or a name read back differently from what was sent. Refused whole instead,
+ *   keys included, before any route reads the body.
  */
 import type { NextFunction, Request, Response } from 'express';
 import { BadRequest, UnsupportedMediaType } from '../errors/http-errors';
