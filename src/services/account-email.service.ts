@@ -83,6 +83,18 @@ export function createAccountEmailService(deps: AccountEmailDeps) {
     return user ?? undefined;
   }
 
+  /**
+   * Marks the address a mailed link proved as verified, if it is still the account's: one conditional
+   * write, so an address changed meanwhile (unproven) is never marked. Whether it was marked now.
+   */
+  async function proveAddress(user: Pick<UserDocument, '_id' | 'email'>): Promise<boolean> {
+    const { modifiedCount } = await UserModel.updateOne(
+      { _id: user._id, email: user.email, emailVerified: false },
+      { $set: { emailVerified: true } },
+    );
+    return modifiedCount > 0;
+  }
+
   /** Every token of a purpose the account holds, once one of them did its work or the address changed. */
   const revokeTokens = (userId: Types.ObjectId, purpose: TokenPurpose) =>
     AccountTokenModel.deleteMany({ user: userId, purpose });
@@ -130,18 +142,8 @@ export function createAccountEmailService(deps: AccountEmailDeps) {
       return user;
     },
 
-    /**
-     * The address a redeemed reset token was mailed to is proven, as by a verification link: marked verified
-     * if it is still the account's address. One conditional write, so an address changed meanwhile (unproven)
-     * is never marked. Whether it was marked now.
-     */
-    async proveAddressOfReset(user: Pick<UserDocument, '_id' | 'email'>): Promise<boolean> {
-      const { modifiedCount } = await UserModel.updateOne(
-        { _id: user._id, email: user.email, emailVerified: false },
-        { $set: { emailVerified: true } },
-      );
-      return modifiedCount > 0;
-    },
+    /** The address a redeemed reset token was mailed to is proven, as by a verification link. */
+    proveAddressOfReset: proveAddress,
 
     /** Mails a verification link to the account's current address, after the answer. */
     sendVerificationLink(user: Recipient): void {
@@ -153,7 +155,7 @@ export function createAccountEmailService(deps: AccountEmailDeps) {
     async verifyEmail(token: string): Promise<boolean> {
       const user = await consumeToken(token, 'verify-email');
       if (!user) return false;
-      await UserModel.updateOne({ _id: user._id, email: user.email }, { $set: { emailVerified: true } });
+      await proveAddress(user);
       await revokeTokens(user._id, 'verify-email');
       await authChanges.announce(String(user._id));
       return true;
