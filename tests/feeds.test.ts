@@ -125,3 +125,24 @@ describe('a draft published after newer posts', () => {
     );
   });
 });
+
+describe('text that XML forbids', () => {
+  it('reaches the feed as spaces: a line break pasted from Word in a title, a control in an excerpt or a name', async () => {
+    const author = await registerAdmin(app, 'chief@example.com');
+    await ctx.api.as(author).put('/users/current').send({ first_name: 'Ad\u000bmin' }).expect(200);
+    await createBlog(app, author, {
+      status: 'published',
+      title: 'Pasted from Word\u000bsecond line',
+      excerpt: 'a\u0001b',
+    });
+
+    const response = await request(app).get(`/feed.xml?author=${author.user._id}`).expect(200);
+
+    // XML 1.0 allows no C0 control but tab, newline and return: one would make every reader refuse the feed
+    expect(response.text).not.toMatch(/[\u0000-\u0008\u000b\u000c\u000e-\u001f]/);
+    const [entry] = feedOf(response).items;
+    expect(entry.title).toBe('Pasted from Word second line');
+    expect(entry.description).toBe('a b');
+    expect(entry.authors[0].name).toBe('Ad min');
+  });
+});

@@ -56,13 +56,21 @@ interface StoredAuthor {
   lastName?: string;
 }
 
-const nameOf = (author: StoredAuthor | undefined) => (author ? displayNameOf(author) : 'Unknown author');
+/**
+ * Text as XML 1.0 may carry it: each character it forbids (the C0 controls but tab, newline and return, such
+ * as the vertical tab of a line break pasted from Word; a lone surrogate; U+FFFE, U+FFFF) becomes a space. The
+ * API stores and answers such text as it was sent; one of them written as it is would make the whole feed
+ * unreadable to every feed reader.
+ */
+const xmlText = (text: string) => text.replace(/[^\t\n\r\u0020-\uD7FF\uE000-\uFFFD\u{10000}-\u{10FFFF}]/gu, ' ');
+
+const nameOf = (author: StoredAuthor | undefined) => xmlText(author ? displayNameOf(author) : 'Unknown author');
 
 /**
  * Plain text for the feed's `type="html"` title and summary (the feed library's only kind): escaped, so that a
  * title such as `<script>` is shown as written, never run, and so that no `]]>` can end its CDATA section.
  */
-const asHtmlText = (text: string) => text.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;');
+const asHtmlText = (text: string) => xmlText(text).replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;');
 
 /** A stable entry id (RFC 4151 tag URI): the post's id, which outlives a changed slug, under the site's host. */
 const entryId = (host: string, post: { _id: unknown; createdAt: Date }) =>
