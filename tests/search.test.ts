@@ -90,6 +90,17 @@ describe('finding posts by their words', () => {
     expect(hit.snippet!.text).toContain('zebras & more');
   });
 
+  it('never cuts a snippet between the two halves of a character, where there is no space to cut at', async () => {
+    // 11 + 14 × 10 + 8 = 159 UTF-16 units before an emoji's second half: the snippet's length falls inside it
+    await publish('Trip report', `<p>Osaka!aaaaa${'楽しい旅行でした😀'.repeat(40)}</p>`);
+    const [hit] = (await search('osaka')).blogs;
+    const { text } = hit.snippet!;
+    // a lone half would be U+FFFD once encoded: a strict JSON parser (jq) refuses the whole page for it
+    expect(Buffer.from(text, 'utf8').toString('utf8')).toBe(text);
+    expect(text).toMatch(/^Osaka!aaaaa楽しい旅行でした😀.*でした…$/u);
+    expect(markedWords(hit)).toEqual(['Osaka']);
+  });
+
   it('takes the snippet from the title when only the title matched', async () => {
     await publish('Volcano diaries', '<p>Nothing about it here.</p>');
     const [hit] = (await search('volcanoes')).blogs;

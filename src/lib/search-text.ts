@@ -98,6 +98,8 @@ export function snippetOf(title: string, text: string, terms: ReadonlySet<string
   return cut(text, words);
 }
 
+const isLowSurrogate = (code: number) => code >= 0xdc00 && code <= 0xdfff;
+
 function cut(text: string, words: Word[]): SnippetView {
   const first = words.find((word) => word.matched);
   let start = first ? Math.max(0, first.start - SNIPPET_LEAD) : 0;
@@ -107,6 +109,8 @@ function cut(text: string, words: Word[]): SnippetView {
   if (end < text.length) {
     const space = text.lastIndexOf(' ', end);
     end = space > (first ? first.end : start) ? space : end;
+    // no space to cut at (Japanese, a run of emoji): never between the two halves of a character
+    if (isLowSurrogate(text.charCodeAt(end))) end -= 1;
   }
   const lead = start > 0 ? '…' : '';
   const body = text.slice(start, end).trimEnd();
