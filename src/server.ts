@@ -35,7 +35,7 @@ import { settleWithin } from './lib/timeout';
 import { createReconciliationService } from './services/reconciliation.service';
 import { createBannerStorage, type BannerStorage } from './services/storage';
 import { backfillUsernameKeys } from './models/user.migrations';
-import { backfillBlogCards, backfillSearchTerms } from './models/blog.migrations';
+import { backfillBlogText } from './models/blog.migrations';
 import { createWebhookEventRecorder } from './services/webhook-events';
 import { createPublishScheduler } from './services/publish-scheduler';
 import { createTrashService } from './services/trash.service';
@@ -64,7 +64,7 @@ async function main(): Promise<void> {
   // The port is this process's: only now its work in the background, which a start-up that failed
   // (another instance on the port) would have left failing on the database it released.
   // Reads work out a missing card on the spot meanwhile; an older blog is found by search once its terms are in.
-  void backfillBlogCards(logger).then(() => backfillSearchTerms(logger));
+  void backfillBlogText(logger);
   const maintenanceTimer = scheduleMaintenance(config, logger, storage);
   const background = startBackgroundWork(config, logger, metrics);
   shutDownOnSignals({ config, logger, server, database, redis, maintenanceTimer, background, lifecycle });

@@ -4,7 +4,7 @@
  */
 import request from 'supertest';
 import { BlogModel } from '../src/models/blog.model';
-import { backfillBlogCards } from '../src/models/blog.migrations';
+import { backfillBlogText } from '../src/models/blog.migrations';
 import { captureLog } from './helpers/log-capture';
 import { createBlog, postBlog } from './helpers/blogs';
 import { expectFieldError } from './helpers/expectations';
@@ -254,7 +254,7 @@ describe('blogs written before tags and cards', () => {
     const blog = await createBlog(ctx.app, admin, { status: 'published', content: '<p>Older <b>words</b></p>' });
     await BlogModel.collection.updateOne(
       { _id: new BlogModel({ _id: blog._id })._id },
-      { $unset: { tags: '', excerpt: '', readingTime: '', customExcerpt: '' } },
+      { $unset: { tags: '', excerpt: '', readingTime: '', customExcerpt: '', textRules: '' } },
     );
     const before = await api.as(reader).get(`/blogs/${blog.slug}`).expect(200);
     expect([before.body.blog.tags, before.body.blog.excerpt, before.body.blog.readingTime]).toEqual([
@@ -264,7 +264,7 @@ describe('blogs written before tags and cards', () => {
     ]);
 
     const log = captureLog('info');
-    await backfillBlogCards(log.logger);
+    await backfillBlogText(log.logger);
     const stored = await BlogModel.findById(blog._id).lean();
     expect([stored?.excerpt, stored?.readingTime, stored?.updatedAt]).toEqual([
       'Older words',
@@ -272,5 +272,39 @@ describe('blogs written before tags and cards', () => {
       new Date(blog.updatedAt as string),
     ]);
     expect(log.entries()).toContainEqual(expect.objectContaining({ level: 'info', count: 1 }));
+  });
+});
+
+describe('text read out of block tags', () => {
+  const GLOSSARY =
+    '<section>Welcome to the glossary</section><dl><dt>Kubernetes</dt><dd>Container orchestrator</dd></dl>' +
+    '<article>b2</article><aside>c3</aside>';
+
+  it('parts words at every block tag the content may hold, in the excerpt and for search', async () => {
+    const blog = await createBlog(ctx.app, admin, { status: 'published', content: GLOSSARY });
+    expect(blog.excerpt).toBe('Welcome to the glossary Kubernetes Container orchestrator b2 c3');
+    const found = await api.as(reader).get('/blogs/').query({ q: 'kubernetes' }).expect(200);
+    expect(idsOf(found.body)).toEqual([blog._id]);
+  });
+
+  it('is worked out again at start-up for blogs stored by older rules; an excerpt the admin wrote stays', async () => {
+    const derived = await createBlog(ctx.app, admin, { status: 'published', content: GLOSSARY });
+    const custom = await createBlog(ctx.app, admin, { status: 'published', content: GLOSSARY, excerpt: 'Mine' });
+    // as the rules before <section>, <dt> and <dd> parted words stored them
+    const older = { excerpt: 'Welcome to the glossaryKubernetesContainer orchestratorb2c3', textRules: 1 };
+    await BlogModel.updateOne({ _id: derived._id }, { $set: { ...older, searchTerms: ['welcom'] } });
+    await BlogModel.updateOne({ _id: custom._id }, { $set: { textRules: 1, searchTerms: ['welcom'] } });
+    const log = captureLog('info');
+
+    await backfillBlogText(log.logger);
+
+    const stored = await BlogModel.find({ _id: { $in: [derived._id, custom._id] } }).select('+textRules');
+    const byId = new Map(stored.map((blog) => [String(blog._id), blog]));
+    expect(byId.get(derived._id)?.excerpt).toBe('Welcome to the glossary Kubernetes Container orchestrator b2 c3');
+    expect(byId.get(custom._id)?.excerpt).toBe('Mine');
+    expect(stored.map((blog) => blog.get('textRules'))).toEqual([2, 2]);
+    const found = await api.as(reader).get('/blogs/').query({ q: 'kubernetes orchestrator' }).expect(200);
+    expect(idsOf(found.body)).toEqual(expect.arrayContaining([derived._id, custom._id]));
+    expect(log.entries()).toContainEqual(expect.objectContaining({ level: 'info', count: 2 }));
   });
 });

@@ -5,8 +5,18 @@
  */
 import sanitizeHtml from 'sanitize-html';
 
-/** Tags after which the text goes on as a new block: a space keeps "<p>end</p><p>Start" two words. */
-const BLOCK_TAG = /<(\/?)(p|div|br|hr|li|ul|ol|h[1-6]|tr|td|th|table|blockquote|pre|img|figure|figcaption)\b/gi;
+/**
+ * Tags after which the text goes on as a new block, every such tag the content may hold
+ * (services/blog-content.ts): a space keeps "<p>end</p><p>Start" and "<dt>Term</dt><dd>Meaning" apart.
+ */
+const BLOCK_TAG =
+  /<(\/?)(p|div|br|hr|li|ul|ol|dl|dt|dd|menu|h[1-6]|hgroup|header|footer|main|nav|section|article|aside|address|blockquote|pre|img|figure|figcaption|table|caption|thead|tbody|tfoot|tr|td|th)\b/gi;
+/**
+ * The version of the rules that turn a blog's HTML into text (BLOCK_TAG above, plainTextOf): one more
+ * whenever they change what a stored text would be. A blog stores the version its excerpt, reading time
+ * and search terms were worked out by (`textRules`); the start-up backfill works those of any other out again.
+ */
+export const PLAIN_TEXT_RULES = 2;
 /** What sanitize-html escapes in text, decoded back: the excerpt is plain text, not HTML. */
 const ESCAPED: Record<string, string> = { '&amp;': '&', '&lt;': '<', '&gt;': '>', '&quot;': '"' };
 

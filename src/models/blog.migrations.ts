@@ -1,57 +1,40 @@
 /**
- * Start-up migration of the blogs collection: blogs saved before cards existed get their excerpt and
- * reading time (lib/plain-text.ts), so lists never parse HTML. Started by server.ts in the background,
- * as a large collection would hold start-up for long; until it reaches a blog (or, after a failure, which
- * is logged, until the next start) that blog's card is worked out when it is read (blog.model.ts
+ * Start-up migration of the blogs collection: a blog whose excerpt, reading time and search terms were
+ * not worked out by the rules of now (lib/plain-text.ts PLAIN_TEXT_RULES: saved before cards or search
+ * existed, or before a rule changed) gets them worked out again, so lists never parse HTML and search
+ * finds what the text says. An excerpt the admin wrote is kept. Started by server.ts in the background, as
+ * a large collection would hold start-up for long; until it reaches a blog (or, after a failure, which is
+ * logged, until the next start) a blog without a card gets one worked out when it is read (blog.model.ts
  * blogView). Idempotent: once done it finds nothing to do, and instances running it at once only repeat
  * each other's writes.
  */
 import type { Logger } from '../lib/logger';
-import { cardOf, plainTextOf } from '../lib/plain-text';
+import { cardOf, plainTextOf, PLAIN_TEXT_RULES } from '../lib/plain-text';
 import { searchTermsOf } from '../lib/search-text';
 import { BlogModel } from './blog.model';
 
-export async function backfillBlogCards(logger: Logger): Promise<void> {
+export async function backfillBlogText(logger: Logger): Promise<void> {
   let fixed = 0;
   try {
-    const missing = BlogModel.find({ $or: [{ excerpt: { $exists: false } }, { readingTime: { $exists: false } }] })
-      .select('_id content')
+    const stale = BlogModel.find({ textRules: { $ne: PLAIN_TEXT_RULES } })
+      .select('_id title content customExcerpt updatedAt')
       .lean()
       .cursor();
-    for await (const blog of missing) {
-      // not an edit: updatedAt stays
-      await BlogModel.updateOne({ _id: blog._id }, { $set: cardOf(blog.content) }, { timestamps: false });
+    for await (const blog of stale) {
+      const card = cardOf(blog.content);
+      const derived = {
+        ...(blog.customExcerpt ? { readingTime: card.readingTime } : card),
+        searchTerms: searchTermsOf(blog.title, plainTextOf(blog.content)),
+        textRules: PLAIN_TEXT_RULES,
+      };
+      // not an edit: updatedAt stays; an edit since it was read has worked them out itself
+      await BlogModel.updateOne({ _id: blog._id, updatedAt: blog.updatedAt }, { $set: derived }, { timestamps: false });
       fixed += 1;
     }
   } catch (error) {
-    logger.error('blogs: could not add excerpts and reading times; the next start tries again', {
+    logger.error('blogs: could not work out excerpts and search terms again; the next start tries again', {
       error: error instanceof Error ? error.message : String(error),
     });
   }
-  if (fixed > 0) logger.info('blogs: excerpts and reading times added to older blogs', { count: fixed });
-}
-
-/**
- * Blogs saved before search existed get their search terms (lib/search-text.ts); until then search does
- * not find them. Run in the background by server.ts after the card backfill, and idempotent alike.
- */
-export async function backfillSearchTerms(logger: Logger): Promise<void> {
-  let fixed = 0;
-  try {
-    const missing = BlogModel.find({ searchTerms: { $exists: false } })
-      .select('_id title content')
-      .lean()
-      .cursor();
-    for await (const blog of missing) {
-      const searchTerms = searchTermsOf(blog.title, plainTextOf(blog.content));
-      // not an edit: updatedAt stays
-      await BlogModel.updateOne({ _id: blog._id }, { $set: { searchTerms } }, { timestamps: false });
-      fixed += 1;
-    }
-  } catch (error) {
-    logger.error('blogs: could not add search terms; the next start tries again', {
-      error: error instanceof Error ? error.message : String(error),
-    });
-  }
-  if (fixed > 0) logger.info('blogs: search terms added to older blogs', { count: fixed });
+  if (fixed > 0) logger.info('blogs: excerpts, reading times and search terms worked out again', { count: fixed });
 }

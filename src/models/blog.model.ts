@@ -39,6 +39,8 @@ const blogSchema = new Schema(
     // the stemmed words of title and text, the title's again marked "t:" (lib/search-text.ts): what ?q=
     // matches, by index; never serialised, and left out of reads unless asked for
     searchTerms: { type: [String], default: undefined, select: false },
+    // the version of the rules the three above were worked out by (lib/plain-text.ts PLAIN_TEXT_RULES)
+    textRules: { type: Number, select: false },
     banner: {
       url: { type: String, required: true },
       width: { type: Number, required: true },

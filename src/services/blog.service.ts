@@ -22,7 +22,7 @@ import {
   type BlogDocument,
   type BlogStatus,
 } from '../models/blog.model';
-import { cardOf, plainTextOf } from '../lib/plain-text';
+import { cardOf, plainTextOf, PLAIN_TEXT_RULES } from '../lib/plain-text';
 import { searchTermsOf } from '../lib/search-text';
 import { CommentModel } from '../models/comment.model';
 import { LikeModel } from '../models/like.model';
@@ -385,6 +385,7 @@ export function createBlogService({
       ...scheduleOf(fields.status, publishAt),
       ...cardFields(fields.content, excerpt, false),
       ...searchFieldsOf(fields.title, fields.content),
+      textRules: PLAIN_TEXT_RULES,
       tags,
       publishedAt: fields.status === 'published' ? new Date() : null,
       author: author._id,
@@ -418,6 +419,8 @@ export function createBlogService({
     if (fields.content !== undefined || excerpt !== undefined)
       blog.set(cardFields(blog.content, excerpt, blog.customExcerpt ?? false));
     if (fields.title !== undefined || fields.content !== undefined) blog.set(searchFieldsOf(blog.title, blog.content));
+    // the card and the terms both worked out again from the content, by the rules of now
+    if (fields.content !== undefined) blog.set('textRules', PLAIN_TEXT_RULES);
     if (fields.status === 'published' && !blog.publishedAt) blog.publishedAt = new Date();
     // publication ends the post's preview links for good, even if it goes back to draft later
     if (blog.status === 'published' && statusBefore !== 'published')

@@ -61,8 +61,8 @@ export function createTrashService({ blogs, storage, logger, events = ignoreEven
    */
   async function trash(blogId: string, by: Viewer): Promise<void> {
     for (let attempt = 1; ; attempt++) {
-      // whole, with the terms it is searched by, which reads leave out: a restored post is found again
-      const blog = (await BlogModel.findById(blogId).select('+searchTerms').lean()) as RawBlog | null;
+      // whole, with the terms it is searched by (and their rules), which reads leave out: a restored post is found again
+      const blog = (await BlogModel.findById(blogId).select('+searchTerms +textRules').lean()) as RawBlog | null;
       if (!blog) throw new NotFound('Blog not found');
       const trashedAt = new Date();
       const banner = blog.banner as { key?: string } | undefined;
