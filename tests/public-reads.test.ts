@@ -124,6 +124,26 @@ describe('HTTP caching of the reads', () => {
     }
   });
 
+  it('keeps every signed-in answer private and varying on the token, so no browser hands it to a request without', async () => {
+    // a page's fetch(…, {cache: 'force-cache'}) after logout read the last user's profile from the browser's cache
+    const accountReads: [SignedInUser, string][] = [
+      [reader, '/api/v1/users/current'],
+      [reader, '/api/v1/auth/sessions'],
+      [admin, '/api/v1/users/'],
+      [admin, '/api/v1/comments/'],
+      [admin, '/api/v1/trash/'],
+      [admin, '/api/v1/webhooks/'],
+    ];
+    for (const [who, path] of accountReads) {
+      const response = await request(ctx.app).get(path).set(bearer(who)).expect(200);
+      expect({ path, cache: response.headers['cache-control'], vary: response.headers.vary }).toEqual({
+        path,
+        cache: 'private',
+        vary: expect.stringContaining('Authorization'),
+      });
+    }
+  });
+
   it("keeps a signed-in reader's answers private, and refusals uncached", async () => {
     for (const path of cachedPaths()) {
       const response = await request(publicApp).get(path).set(bearer(reader)).expect(200);

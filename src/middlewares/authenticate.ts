@@ -15,6 +15,7 @@ import type { AuthChanges } from '../lib/auth-changes';
 import type { TokenClaims } from '../lib/jwt';
 import { userCacheFor } from '../lib/user-cache';
 import { ACTIVE_ACCOUNT, UserModel, type UserDocument } from '../models/user.model';
+import { keepPrivate } from './public-cache';
 import type { SessionService } from '../services/session.service';
 
 /** The scheme's name in any case, as HTTP has it (RFC 9110, 11.1): `bearer` and `BEARER` too. */
@@ -63,6 +64,7 @@ export function authenticate(sessions: SessionService, { cacheTtlMs, authChanges
     } else {
       await check(req, res, token, claims);
     }
+    keepPrivate(res);
     next();
   };
 }

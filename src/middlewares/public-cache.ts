@@ -1,8 +1,9 @@
 /**
  * HTTP caching of reads (docs/performance.md): public answers (anonymous reads under PUBLIC_READS, the feeds)
  * carry `Cache-Control: public, max-age, stale-while-revalidate` and an ETag a CDN revalidates with
- * (If-None-Match → 304, Express's freshness check); a signed-in reader's answers stay `private`. Both vary on
- * Authorization, so that no cache hands the anonymous page to a signed-in reader or the reverse.
+ * (If-None-Match → 304, Express's freshness check); every signed-in answer is `private` (keepPrivate, from
+ * middlewares/authenticate.ts). Both vary on Authorization, so that no cache hands the anonymous page to a
+ * signed-in reader or the reverse.
  */
 import type { NextFunction, Request, RequestHandler, Response } from 'express';
 import type { PublicCachePolicy } from '../config';
@@ -26,6 +27,17 @@ function sendPublicly(res: Response, cacheControl: string, varyOnAuthorization: 
   } as Response['send'];
 }
 
+/**
+ * A signed-in user's answer: `private`, so no shared cache keeps it, and varying on Authorization, so that a
+ * browser never hands it to a request with another token or none (a page's `fetch(…, {cache: 'force-cache'})`
+ * after logout read the last user's profile and sessions from its cache). Routes with a policy of their own
+ * (preview links' `no-store`) set theirs over it.
+ */
+export function keepPrivate(res: Response): void {
+  res.set('Cache-Control', 'private');
+  res.vary('Authorization');
+}
+
 export const publicCacheControl = ({ maxAgeSeconds, staleWhileRevalidateSeconds }: PublicCachePolicy) =>
   `public, max-age=${maxAgeSeconds}, stale-while-revalidate=${staleWhileRevalidateSeconds}`;
 
@@ -40,18 +52,12 @@ export function alwaysPublic(policy: PublicCachePolicy): RequestHandler {
 
 /**
  * For reads that depend on the viewer, after authentication: public when anonymous (only possible under
- * PUBLIC_READS), private when signed in.
+ * PUBLIC_READS); a signed-in reader's stay private, as authentication leaves every answer (keepPrivate).
  */
 export function publicWhenAnonymous(policy: PublicCachePolicy): RequestHandler {
   const cacheControl = publicCacheControl(policy);
   return (req: Request, res: Response, next: NextFunction) => {
-    if (!isRead(req)) return next();
-    if (res.locals.user === undefined) {
-      sendPublicly(res, cacheControl, true);
-    } else {
-      res.set('Cache-Control', 'private');
-      res.vary('Authorization');
-    }
+    if (isRead(req) && res.locals.user === undefined) sendPublicly(res, cacheControl, true);
     next();
   };
 }
