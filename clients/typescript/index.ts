@@ -111,15 +111,17 @@ export type BlogApiClient = Omit<Client<paths>, 'GET' | 'PUT' | 'POST' | 'DELETE
 };
 
 /**
- * The body serializer for the multipart operations (POST /blogs/, PUT /blogs/{slug}): fields as they
- * are, an array as one field per item (`tags`), files (Blob, File) as parts, undefined fields left out.
+ * The body serializer for the multipart operations (POST /blogs/, PUT /blogs/{blogId}): fields as they
+ * are, an array as one field per item (`tags`) and an empty one as one empty field (which the API reads
+ * as none: `tags: []` clears them), files (Blob, File) as parts, undefined fields left out.
  *
  *   await api.POST('/blogs/', { body: { title, content, banner_image: file }, bodySerializer: formDataBody });
  */
-export function formDataBody(fields: Record<string, string | string[] | Blob | undefined>): FormData {
+export function formDataBody(fields: Record<string, string | string[] | Blob | undefined> | undefined): FormData {
   const form = new FormData();
-  for (const [name, value] of Object.entries(fields)) {
-    for (const item of Array.isArray(value) ? value : [value]) if (item !== undefined) form.append(name, item);
+  for (const [name, value] of Object.entries(fields ?? {})) {
+    const items = Array.isArray(value) ? (value.length > 0 ? value : ['']) : [value];
+    for (const item of items) if (item !== undefined) form.append(name, item);
   }
   return form;
 }
