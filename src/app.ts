@@ -113,6 +113,9 @@ export const JSON_API_SECURITY_HEADERS = {
 /** Bodies smaller than this go uncompressed: the gzip framing would eat most of the saving. */
 const COMPRESSION_THRESHOLD_BYTES = 1024;
 
+/** How long a browser may keep a preflight's answer instead of asking again before each call: 10 minutes. */
+const CORS_PREFLIGHT_MAX_AGE_SECONDS = 600;
+
 /** A readiness probe must answer before its prober gives up (Docker's HEALTHCHECK waits 5 s). */
 const READINESS_CHECK_TIMEOUT_MS = 2000;
 
@@ -208,7 +211,16 @@ export function createApp({
       origin: config.corsOrigins.length > 0 ? [...config.corsOrigins] : false,
       credentials: true,
       // what a SPA may read: its rate-limit budget, and the request id to quote when reporting a problem
-      exposedHeaders: ['RateLimit-Limit', 'RateLimit-Remaining', 'RateLimit-Reset', 'Retry-After', REQUEST_ID_HEADER],
+      exposedHeaders: [
+        'RateLimit-Policy',
+        'RateLimit-Limit',
+        'RateLimit-Remaining',
+        'RateLimit-Reset',
+        'Retry-After',
+        REQUEST_ID_HEADER,
+      ],
+      // the origins are fixed at start-up: a browser may keep a preflight's answer (Chromium keeps it 2 hours at most)
+      maxAge: CORS_PREFLIGHT_MAX_AGE_SECONDS,
     }),
   );
   // Banners stored on local disk are static files, not API calls: outside the rate limit (a page of blogs

@@ -133,10 +133,14 @@ describe('HTTP hardening', () => {
     const response = await api.get('/').set('Origin', 'https://spa.example.com');
     expect(response.headers['access-control-allow-origin']).toBe('https://spa.example.com');
     expect(response.headers['access-control-allow-credentials']).toBe('true');
-    // the SPA may read its rate-limit budget and the request id
+    // the SPA may read its rate-limit budget (every RateLimit header sent) and the request id
     expect(response.headers['access-control-expose-headers']).toBe(
-      'RateLimit-Limit,RateLimit-Remaining,RateLimit-Reset,Retry-After,X-Request-Id',
+      'RateLimit-Policy,RateLimit-Limit,RateLimit-Remaining,RateLimit-Reset,Retry-After,X-Request-Id',
     );
+    const sent = Object.keys(response.headers).filter((name) => name.startsWith('ratelimit-'));
+    const exposed = response.headers['access-control-expose-headers'].toLowerCase().split(',');
+    expect(sent.length).toBeGreaterThan(0);
+    expect(sent.filter((name) => !exposed.includes(name))).toEqual([]);
   });
 
   it('answers a preflight from a configured origin', async () => {
@@ -147,6 +151,8 @@ describe('HTTP hardening', () => {
       .set('Access-Control-Request-Headers', 'authorization,content-type');
     expect(response.status).toBe(204);
     expect(response.headers['access-control-allow-methods']).toContain('PUT');
+    // kept by the browser for 10 minutes, not asked again before each call
+    expect(response.headers['access-control-max-age']).toBe('600');
   });
 
   it('gives no CORS grant to another origin', async () => {
