@@ -112,6 +112,8 @@ describe('the scheduler', () => {
     const read = await readAs(reader, blog.slug);
     expect(read.body.blog).toMatchObject({ status: 'published', publishedAt: publishAt });
     expect(read.body.blog).not.toHaveProperty('publishAt');
+    // a change: the feed and the sitemap date the post from when it went out, not from its last edit as a draft
+    expect(Date.parse(read.body.blog.updatedAt)).toBeGreaterThanOrEqual(Date.parse(publishAt));
     expect(recorded).toEqual([
       expect.objectContaining({
         id: `blog.published:${blog._id}:${publishAt}`,

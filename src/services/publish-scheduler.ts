@@ -41,7 +41,8 @@ export function createPublishScheduler({ events, logger, lateness, intervalMs }:
         // as a publication by hand does: the post's preview links end for good
         $inc: { previewVersion: 1 },
       },
-      { new: true, timestamps: false, projection: { _id: 1 } },
+      // a change like any edit (updatedAt now): the feed's and the sitemap's dates say when the post went out
+      { new: true, projection: { _id: 1 } },
     ).lean();
     if (published) lateness?.observe((Date.now() - publishAt.getTime()) / 1000);
     return published !== null;
