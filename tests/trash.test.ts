@@ -148,6 +148,27 @@ describe('restoring', () => {
     });
   });
 
+  it('brings a scheduled draft back still scheduled, unless its time passed in the trash: a restore never publishes', async () => {
+    const later = new Date(Date.now() + 3600_000).toISOString();
+    const [waiting, overdue] = await Promise.all([
+      createBlog(ctx.app, admin, { publishAt: later }),
+      createBlog(ctx.app, admin, { publishAt: later }),
+    ]);
+    for (const blog of [waiting, overdue]) await api.as(admin).delete(`/blogs/${blog._id}`).expect(204);
+    // its time came while it was in the trash
+    await TrashedBlogModel.updateOne({ _id: overdue._id }, { $set: { 'blog.publishAt': new Date(Date.now() - 1000) } });
+
+    const [kept, dropped] = await Promise.all(
+      [waiting, overdue].map((blog) => api.as(admin).post(`/trash/${blog._id}/restore`).expect(200)),
+    );
+
+    expect(kept.body.blog).toMatchObject({ status: 'draft', publishAt: later });
+    expect(dropped.body.blog.status).toBe('draft');
+    expect(dropped.body.blog).not.toHaveProperty('publishAt');
+    // nothing left for the scheduler to publish
+    expect(await BlogModel.exists({ _id: overdue._id, publishAt: { $exists: true } })).toBeNull();
+  });
+
   it('brings the post back to search: its terms travel with it', async () => {
     const blog = await trashedPost({ title: 'Zebra crossing restored' });
 

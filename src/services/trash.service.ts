@@ -127,9 +127,16 @@ export function createTrashService({ blogs, storage, logger, events = ignoreEven
       if (await BlogModel.exists({ _id: blogId })) throw new BadRequest('This blog is not in the trash');
       throw new NotFound('Blog not found');
     }
-    const blog0 = trashed.blog as RawBlog & { title: string; content: string; searchTerms?: string[] };
+    const { publishAt, ...blog0 } = trashed.blog as RawBlog & {
+      title: string;
+      content: string;
+      searchTerms?: string[];
+      publishAt?: Date;
+    };
     const restored = await putBack({
       ...blog0,
+      // a schedule whose time passed in the trash is dropped: a restore brings a draft back, never publishes it
+      ...(publishAt && publishAt.getTime() > restoringAt.getTime() ? { publishAt } : {}),
       // a copy trashed without its terms (before they were kept with it) gets them back
       ...(blog0.searchTerms ? {} : searchFieldsOf(blog0.title, blog0.content)),
       // links made before the trash stay dead: a preview ends when its post is trashed
