@@ -167,4 +167,28 @@ describe('events of the app', () => {
       expect.objectContaining({ id: `blog.deleted:${blog._id}`, name: 'blog.deleted', blogId: blog._id }),
     );
   });
+
+  it('records no blog.updated and keeps updatedAt for an edit that changes nothing, as a form sending every field', async () => {
+    const blog = await createBlog(ctx.app, admin, { status: 'published', title: 'Unchanged', content: '<p>Same</p>' });
+    const edit = (fields: Record<string, string>) => {
+      const req = request(ctx.app).put(`/api/v1/blogs/${blog._id}`).set(bearer(admin));
+      for (const [name, value] of Object.entries(fields)) void req.field(name, value);
+      return req.expect(200);
+    };
+
+    const empty = await edit({});
+    const same = await edit({ title: 'Unchanged', content: '<p>Same</p>', status: 'published' });
+
+    for (const answer of [empty, same]) expect(answer.body.blog.updatedAt).toBe(blog.updatedAt);
+    expect(appEvents.filter((event) => event.blogId === blog._id).map((event) => event.name)).toEqual([
+      'blog.published',
+    ]);
+    // and a real change still is one
+    const changed = await edit({ title: 'Changed' });
+    expect(changed.body.blog.updatedAt).not.toBe(blog.updatedAt);
+    expect(appEvents.filter((event) => event.blogId === blog._id).map((event) => event.name)).toEqual([
+      'blog.published',
+      'blog.updated',
+    ]);
+  });
 });

@@ -416,15 +416,19 @@ export function createBlogService({
     if (publishAt !== undefined) blog.set('publishAt', publishAt === '' ? undefined : new Date(publishAt));
     // publishing by hand (or an already published post) leaves nothing to schedule
     if (blog.status === 'published') blog.set('publishAt', undefined);
-    if (fields.content !== undefined || excerpt !== undefined)
+    // a form sends every field again: only a value that differs is a change
+    const contentChanged = blog.isModified('content');
+    if (contentChanged || excerpt !== undefined)
       blog.set(cardFields(blog.content, excerpt, blog.customExcerpt ?? false));
-    if (fields.title !== undefined || fields.content !== undefined) blog.set(searchFieldsOf(blog.title, blog.content));
+    if (contentChanged || blog.isModified('title')) blog.set(searchFieldsOf(blog.title, blog.content));
     // the card and the terms both worked out again from the content, by the rules of now
-    if (fields.content !== undefined) blog.set('textRules', PLAIN_TEXT_RULES);
+    if (contentChanged) blog.set('textRules', PLAIN_TEXT_RULES);
     if (fields.status === 'published' && !blog.publishedAt) blog.publishedAt = new Date();
     // publication ends the post's preview links for good, even if it goes back to draft later
     if (blog.status === 'published' && statusBefore !== 'published')
       blog.previewVersion = (blog.previewVersion ?? 0) + 1;
+    // an edit that changes nothing is none: no write, no new updatedAt (the feeds' dates), no blog.updated
+    if (!blog.isModified() && !banner && !regenerateSlug) return (await present([blog.toObject()], viewer))[0];
     const oldBannerKey = blog.banner?.key;
     const newBanner = banner && (await storeBanner(banner));
     if (newBanner) blog.set('banner', newBanner);
