@@ -34,6 +34,13 @@ describe('tags on the forms', () => {
     expect(blog.tags).toEqual(['node-js', 'cafe', 'api']);
   });
 
+  it("reads letters written as compatibility forms as those letters: a PDF's ligature, full-width text", async () => {
+    const blog = await createBlog(ctx.app, admin, { status: 'published', tags: ['\ufb01nance', '\uff21\uff30\uff29'] });
+    expect(blog.tags).toEqual(['finance', 'api']);
+    const tagged = await api.as(reader).get('/blogs/').query({ tag: '\ufb01nance' }).expect(200);
+    expect(idsOf(tagged.body)).toEqual([blog._id]);
+  });
+
   it('takes repeated fields and comma-separated ones alike', async () => {
     const repeated = await createBlog(ctx.app, admin, { tags: ['one', 'two'] });
     const commas = await createBlog(ctx.app, admin, { tags: 'one, two' });

@@ -33,9 +33,14 @@ export const BLOG_LIST_FIELDS = ['card'] as const;
 const TAG_PATTERN = '^[a-z0-9]+(?:-[a-z0-9]+)*$';
 const TAG_RULE = `lowercase letters, digits and single hyphens, 1 to ${BLOG_LIMITS.tag} characters`;
 
-/** A tag as stored and matched: "Node JS" and "node-js" are one tag; nothing usable left gives "". */
+/**
+ * A tag as stored and matched: "Node JS" and "node-js" are one tag; nothing usable left gives "". Letters
+ * written as compatibility forms (the ligature "ﬁ" of text pasted from a PDF, full-width "ＡＰＩ") are read as
+ * the letters they stand for first, or they would be dropped ("ﬁnance" was "nance"); other symbols go
+ * ("C++" is "c").
+ */
 export function normaliseTag(tag: string): string {
-  return slugify(tag.replace(/[<>&"']/g, ' '), { lower: true, strict: true, trim: true });
+  return slugify(tag.normalize('NFKC').replace(/[<>&"']/g, ' '), { lower: true, strict: true, trim: true });
 }
 
 export const BANNER_LIMITS = {
