@@ -87,6 +87,21 @@ describe('a start-up that cannot succeed', () => {
       'Configuration error: CORS_ORIGINS: "localhost:5173" is not an origin: write scheme://host[:port] with no path, e.g. http://localhost:5173',
     ]);
   });
+
+  it('names a malformed CLOUDINARY_URL in one line, never printing its secret', async () => {
+    // a "/" left unescaped in the secret: the Cloudinary SDK, loaded with the app, threw on it first, and the
+    // crash's stack trace quoted the whole URL
+    const result = await runServerToExit({
+      CLOUDINARY_URL: 'cloudinary://123456:s3cretPW/xyz@mycloud',
+      ...sharedSecrets(),
+    });
+
+    expect(result.code).toBe(1);
+    expect(lines(result.stderr)).toEqual([
+      expect.stringMatching(/^Configuration error: CLOUDINARY_URL: must look like/),
+    ]);
+    expect(result.stdout + result.stderr).not.toContain('s3cretPW');
+  });
 });
 
 (hasStandIn ? describe : describe.skip)('a second instance on the same local database (offline stand-in)', () => {

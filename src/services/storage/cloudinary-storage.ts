@@ -13,7 +13,7 @@
 import { randomBytes } from 'node:crypto';
 import http from 'node:http';
 import https from 'node:https';
-import { v2 as cloudinary, type UploadApiResponse } from 'cloudinary';
+import type { UploadApiResponse } from 'cloudinary';
 import type { CloudinaryConfig } from '../../config';
 import type { BannerVariant } from '../../schemas/blog';
 import { variantSizes } from '../banner-image';
@@ -26,6 +26,14 @@ import {
   type StoredFile,
 } from './banner-storage';
 
+/**
+ * The SDK, loaded when a Cloudinary storage is made rather than with this module: loading it reads
+ * CLOUDINARY_URL from the environment, and a malformed one threw there, before the configuration's own
+ * check could name the variable, in a crash whose stack trace quoted the whole URL, secret and all.
+ */
+// eslint-disable-next-line @typescript-eslint/no-require-imports -- deferred on purpose (above)
+const loadSdk = () => (require('cloudinary') as typeof import('cloudinary')).v2;
+
 /** Deadline of a deletion or a page of the listing. */
 const CALL_TIMEOUT_MS = 15_000;
 const LIST_PAGE_SIZE = 500;
@@ -35,6 +43,7 @@ export function createCloudinaryStorage(
   settings: CloudinaryConfig,
   { saveTimeoutMs = 15_000 }: { saveTimeoutMs?: number } = {},
 ): BannerStorage {
+  const cloudinary = loadSdk();
   // The SDK picks http or https once, when it is first loaded; a plain-http API base (a proxy, or the
   // server of a test) therefore needs an http agent of its own.
   const plainHttp = settings.uploadPrefix?.startsWith('http:') ?? false;
