@@ -226,3 +226,22 @@ describe('orphan banner sweep', () => {
     expect(readdirSync(directory).sort()).toEqual([fresh, keptKey, keptVariant, 'README.txt'].sort());
   });
 });
+
+describe('local storage in a folder the kernel will not let be made', () => {
+  // under /proc, mkdir answers "no such file" though the parent exists: Node's recursive mkdir then never
+  // settled, spinning at full CPU, and the start-up check and every upload hung with it (here: past the
+  // test's timeout)
+  (process.platform === 'linux' ? it : it.skip)(
+    'fails its check and an upload at once, naming the reason',
+    async () => {
+      const storage = createLocalStorage('/proc/blog-api-uploads', { saveTimeoutMs: 60_000 });
+      const data = await makeImage('png', 800, 400);
+
+      await expect(storage.check()).rejects.toThrow(/cannot be written \(ENOENT\)/);
+      await expect(
+        storage.save({ data, extension: 'png', mimeType: 'image/png', width: 800, height: 400, baseUrl: 'http://x' }),
+      ).rejects.toThrow(/Storing the banner on disk/);
+    },
+    10_000,
+  );
+});

@@ -33,6 +33,26 @@ const variantName = (key: string, width: number) => `${key}.${width}w.webp`;
 /** The folder banners are kept in, under the configured uploads folder. */
 export const localBannersDirectory = (uploadsDir: string) => path.resolve(uploadsDir, 'banners');
 
+/**
+ * mkdir -p that ends: the folder, and the missing folders above it, each made once. Node's own recursive
+ * mkdir never settles where the kernel answers "no such file" for a folder whose parent exists (under
+ * /proc), and spins a thread of its pool at full CPU meanwhile: the start-up check and every upload hung.
+ */
+async function makeDirectory(directory: string): Promise<void> {
+  try {
+    await mkdir(directory);
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code;
+    if (code === 'EEXIST') return;
+    const parent = path.dirname(directory);
+    if (code !== 'ENOENT' || parent === directory) throw error;
+    await makeDirectory(parent);
+    await mkdir(directory).catch((again: NodeJS.ErrnoException) => {
+      if (again.code !== 'EEXIST') throw again;
+    });
+  }
+}
+
 export function createLocalStorage(
   uploadsDir: string,
   { saveTimeoutMs = 15_000 }: { saveTimeoutMs?: number } = {},
@@ -80,7 +100,7 @@ export function createLocalStorage(
       try {
         // rendered before anything is written: a deadline passed in the queue leaves nothing to take back
         const variants = await renderVariants(data, width, deadline);
-        await mkdir(directory, { recursive: true });
+        await makeDirectory(directory);
         await writeNew(key, data, deadline, written);
         for (const variant of variants)
           await writeNew(variantName(key, variant.width), variant.data, deadline, written);
@@ -153,7 +173,7 @@ export function createLocalStorage(
 
     async check(): Promise<void> {
       try {
-        await mkdir(directory, { recursive: true });
+        await makeDirectory(directory);
         await access(directory, constants.W_OK);
       } catch (error) {
         const reason = (error as NodeJS.ErrnoException).code ?? (error as Error).message;
