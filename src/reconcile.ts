@@ -5,6 +5,7 @@
  * same configuration as the server (MONGODB_URI, storage settings) and prints what it fixed.
  * Exit code 0 when it ran (whether or not anything needed fixing), 1 when it could not.
  */
+import { refusedArguments } from './cli/arguments';
 import { ConfigError } from './config';
 import { loadProcessConfig } from './config/process';
 import { connectDatabase, disconnectDatabase } from './lib/database';
@@ -13,6 +14,11 @@ import { createReconciliationService } from './services/reconciliation.service';
 import { createBannerStorage } from './services/storage';
 
 async function main(): Promise<number> {
+  const refused = refusedArguments('reconcile', process.argv.slice(2));
+  if (refused) {
+    process.stderr.write(`${refused}\n`);
+    return 1;
+  }
   let config;
   try {
     config = loadProcessConfig().config;
@@ -30,6 +36,8 @@ async function main(): Promise<number> {
   const logger = createLogger({
     level: config.logLevel === 'silent' ? 'info' : config.logLevel,
     json: config.isProduction,
+    // stdout is the summary's one line
+    toStderr: true,
   });
   await connectDatabase({ uri: config.mongodb.uri, serverApi: config.mongodb.serverApi, timeouts: config.database });
   try {

@@ -68,8 +68,8 @@ const makeOlder = (blogId: string) =>
   BlogModel.updateOne({ _id: blogId }, { $unset: { 'banner.variants': 1 } }, { timestamps: false });
 
 /** `npm run banners:backfill` against this file's database, with these storage settings. */
-const backfill = (env: Record<string, string> = {}) =>
-  runToExit(path.join('cli', 'backfill-banners.ts'), [], {
+const backfill = (env: Record<string, string> = {}, args: string[] = []) =>
+  runToExit(path.join('cli', 'backfill-banners.ts'), args, {
     MONGODB_URI: databaseUri(mongoose.connection.name),
     UPLOADS_DIR: ctx.uploadsDir,
     JWT_ACCESS_SECRET: 'a'.repeat(32),
@@ -185,6 +185,24 @@ describe('npm run banners:backfill', () => {
     }
     expect(readdirSync(directory()).filter((name) => name.endsWith('.tmp'))).toEqual([]);
     expect(reportOf((await backfill()).stdout)).toEqual({ blogsChecked: 0, variantsAdded: 0, failed: [] });
+  });
+
+  it('refuses any argument (a --dry-run would run for real) and keeps stdout for its one JSON line', async () => {
+    const blog = await createBlog(ctx.app, admin, { banner: await makeImage('png', 700, 300) });
+    await makeOlder(blog._id);
+
+    const refused = await backfill({}, ['--dry-run']);
+
+    expect(refused.code).toBe(1);
+    expect(refused.stderr.trim()).toBe(
+      'banners:backfill: takes no arguments, and runs for real each time (docs/operations.md)',
+    );
+    expect(bannerOf((await api.as(admin).get(`/blogs/${blog.slug}`)).body.blog).variants).toEqual([]);
+    // its log lines, at any level, go to stderr: a caller parses stdout as the report
+    const ran = await backfill({ LOG_LEVEL: 'debug' });
+    expect(ran.code).toBe(0);
+    expect(ran.stdout.trim().split('\n')).toHaveLength(1);
+    expect(reportOf(ran.stdout)).toMatchObject({ variantsAdded: 1 });
   });
 
   it('on Cloudinary gives them the transformation URLs they would have had, without uploading anything', async () => {

@@ -6,6 +6,7 @@
  * prints what it did as one JSON line. Exit code 0 when every banner has its variants, 1 otherwise.
  */
 import { ConfigError } from '../config';
+import { refusedArguments } from './arguments';
 import { DEVELOPMENT_SECRETS_FILE, loadProcessConfig } from '../config/process';
 import { createLogger } from '../lib/logger';
 import { createBannerBackfillService } from '../services/banner-backfill.service';
@@ -13,10 +14,17 @@ import { createBannerStorage } from '../services/storage';
 import { withCommandDatabase } from './database';
 
 async function main(): Promise<number> {
+  const refused = refusedArguments('banners:backfill', process.argv.slice(2));
+  if (refused) {
+    process.stderr.write(`${refused}\n`);
+    return 1;
+  }
   const { config } = loadProcessConfig({ developmentSecretsFile: DEVELOPMENT_SECRETS_FILE });
   const logger = createLogger({
     level: config.logLevel === 'silent' ? 'warn' : config.logLevel,
     json: config.isProduction,
+    // stdout is the report's one line
+    toStderr: true,
   });
   const report = await withCommandDatabase(config, () =>
     createBannerBackfillService({ storage: createBannerStorage(config.storage), logger }).backfill(),

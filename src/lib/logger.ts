@@ -14,6 +14,8 @@ export interface LoggerOptions {
   json: boolean;
   /** Where lines go; the console by default. Tests pass an in-memory transport to read the lines. */
   transports?: winston.transport[];
+  /** Every line to stderr: for a command whose stdout is its one JSON result. */
+  toStderr?: boolean;
 }
 
 /** Field names whose values must never be written, at any depth of a log entry's metadata. */
@@ -67,6 +69,10 @@ export function createLogger(options: LoggerOptions): Logger {
     level: silent ? 'error' : options.level,
     silent,
     format,
-    transports: options.transports ?? [new winston.transports.Console({ stderrLevels: ['error', 'warn'] })],
+    transports: options.transports ?? [
+      new winston.transports.Console({
+        stderrLevels: options.toStderr ? Object.keys(winston.config.npm.levels) : ['error', 'warn'],
+      }),
+    ],
   });
 }
