@@ -92,6 +92,17 @@ describe('loadConfig', () => {
     ['MONGODB_URI', 'mongodb://u:pw@[db/blog'],
     ['MONGODB_URI', 'mongodb://u:pw@db:99999/blog'],
     ['MONGODB_URI', 'mongodb+srv://u:pw@cluster0.example.net:27017/blog'],
+    // an address browsers open: http or https only
+    ['PUBLIC_URL', 'javascript:alert(1)//'],
+    ['PUBLIC_URL', 'ftp://files.example'],
+    ['SITE_URL', 'javascript:alert(1)//'],
+    // refused by Express only once the database was up, without the variable's name
+    ['TRUST_PROXY', 'banana'],
+    ['TRUST_PROXY', '10.0.0.0/33'],
+    // "Invalid URL" and "URI malformed", without the variable's name
+    ['REDIS_URL', 'redis://127.0.0.1:abc'],
+    ['REDIS_URL', 'redis://:pw@127.0.0.1:99999'],
+    ['SMTP_URL', 'smtp://u:s3cret%ZZpw@mail.example:587?from=a@b.example'],
   ])('refuses %s=%s with one line naming the variable', (name, value) => {
     expect(() => loadConfig({ ...production, [name]: value })).toThrow(new RegExp(`^${name}: `));
     expect(() => loadConfig({ ...production, [name]: value })).not.toThrow(/pw@/);
@@ -196,6 +207,7 @@ describe('loadConfig', () => {
     ['1', 1],
     ['2', 2],
     ['10.0.0.0/8, 127.0.0.1', ['10.0.0.0/8', '127.0.0.1']],
+    ['loopback, fd00::/8, 10.0.0.0/255.0.0.0', ['loopback', 'fd00::/8', '10.0.0.0/255.0.0.0']],
   ])('reads TRUST_PROXY=%p as %p', (value, expected) => {
     const { config } = loadConfig({ ...production, ...(value === undefined ? {} : { TRUST_PROXY: value }) });
     expect(config.trustProxy).toEqual(expected);

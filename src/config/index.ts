@@ -3,6 +3,7 @@
  * Nothing else in src/ reads process.env. Documented setting by setting in docs/configuration.md.
  */
 import { randomBytes } from 'node:crypto';
+import { isIP, isIPv4 } from 'node:net';
 import { z } from 'zod';
 import { parseCorsOrigins } from './cors-origins';
 import { ConfigError } from './errors';
@@ -84,12 +85,18 @@ const list = z.preprocess(emptyToUndefined, z.string().optional()).transform((va
 /** Longest blog content accepted by default, in characters (the contract documents this bound). */
 export const DEFAULT_BLOG_CONTENT_MAX_LENGTH = 100_000;
 
+/** An address readers' browsers open or fetch: http or https only (`javascript:`, `ftp:` are URLs too). */
+const webUrl = z.preprocess(
+  emptyToUndefined,
+  z.url({ protocol: /^https?$/, error: 'must be an http:// or https:// URL' }).optional(),
+);
+
 const environmentSchema = z.object({
   NODE_ENV: z.preprocess(emptyToUndefined, z.enum(['development', 'test', 'production']).default('development')),
   PORT: integer(3000, 0, 65535),
-  PUBLIC_URL: z.preprocess(emptyToUndefined, z.url().optional()),
+  PUBLIC_URL: webUrl,
   // The front end's address, for the links the API hands out to readers (feeds, mails, previews): src/lib/site-links.ts.
-  SITE_URL: z.preprocess(emptyToUndefined, z.url().optional()),
+  SITE_URL: webUrl,
   MONGODB_URI: z.preprocess(
     emptyToUndefined,
     z
@@ -170,6 +177,8 @@ const environmentSchema = z.object({
     z
       .string()
       .regex(/^rediss?:\/\/\S+$/, 'must be a redis:// or rediss:// URL')
+      // a port that is no number, or past 65535, is no URL either
+      .refine((value) => URL.canParse(value), 'must be a redis:// or rediss:// URL, with a port of 1 to 65535')
       .optional(),
   ),
   // After SIGTERM: /readyz answers 503 for `readiness` while still serving, then in-flight requests get `grace`.
@@ -406,14 +415,37 @@ export interface LoadConfigOptions {
   developmentSecretsFile?: string;
 }
 
+/** The names Express (proxy-addr) gives to ranges of addresses. */
+const PROXY_RANGE_NAMES = new Set(['loopback', 'linklocal', 'uniquelocal']);
+
+/** An address, an address with a prefix length (`10.0.0.0/8`, `fd00::/8`) or an IPv4 netmask, or a name above. */
+function isProxyRange(item: string): boolean {
+  if (PROXY_RANGE_NAMES.has(item)) return true;
+  const [address, prefix, extra] = item.split('/');
+  const version = isIP(address);
+  if (version === 0 || extra !== undefined) return false;
+  if (prefix === undefined) return true;
+  if (version === 4 && isIPv4(prefix)) return true;
+  return /^\d{1,3}$/.test(prefix) && Number(prefix) <= (version === 4 ? 32 : 128);
+}
+
 function parseTrustProxy(value: string | undefined): TrustProxy {
   if (value === undefined || ['false', 'off', '0', 'no'].includes(value.toLowerCase())) return false;
   if (['true', 'on', 'yes'].includes(value.toLowerCase())) return true;
   if (/^\d+$/.test(value)) return Number(value);
-  return value
+  const items = value
     .split(',')
     .map((item) => item.trim())
     .filter(Boolean);
+  // refused here, in one line, rather than by Express once the database is up
+  const wrong = items.find((item) => !isProxyRange(item));
+  if (wrong !== undefined) {
+    throw new ConfigError(
+      `TRUST_PROXY: "${wrong}" is no address or range: give a number of hops, true, or addresses and ranges ` +
+        '(10.0.0.0/8, loopback, linklocal, uniquelocal), comma-separated',
+    );
+  }
+  return items;
 }
 
 const MIN_SECRET_LENGTH = 32;
@@ -460,6 +492,15 @@ export const DEVELOPMENT_MAIL_DIRECTORY = '.data/mail';
 /** The longest one message may take to send: connecting, greeting and the whole exchange (lib/mailer.ts). */
 const MAIL_SEND_TIMEOUT_MS = 10_000;
 
+/** A user or password of SMTP_URL as written: a `%` that starts no escape is refused, naming the variable. */
+function decodedPart(part: string): string {
+  try {
+    return decodeURIComponent(part);
+  } catch {
+    throw new ConfigError('SMTP_URL: a "%" in the user or password starts no escape; write it as %25');
+  }
+}
+
 /** SMTP_URL's parts, as nodemailer takes them; a missing or odd sender is refused here, not at the first send. */
 function resolveSmtp(smtpUrl: string | undefined): SmtpConfig | undefined {
   if (!smtpUrl) return undefined;
@@ -478,7 +519,7 @@ function resolveSmtp(smtpUrl: string | undefined): SmtpConfig | undefined {
     host: url.hostname,
     port: url.port ? Number(url.port) : secure ? 465 : 587,
     secure,
-    auth: url.username ? { user: decodeURIComponent(url.username), pass: decodeURIComponent(url.password) } : undefined,
+    auth: url.username ? { user: decodedPart(url.username), pass: decodedPart(url.password) } : undefined,
     from: from.trim(),
   };
 }
