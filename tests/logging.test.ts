@@ -1,10 +1,12 @@
+import { once } from 'node:events';
+import { connect, type AddressInfo } from 'node:net';
 import { BlogModel } from '../src/models/blog.model';
 import { UserModel } from '../src/models/user.model';
 import { loggablePath } from '../src/middlewares/request-logger';
 import { createBlog } from './helpers/blogs';
 import { captureLog, settle, type CapturedLog } from './helpers/log-capture';
 import { useTestApp } from './helpers/test-app';
-import { registerUser, uniqueEmail } from './helpers/users';
+import { registerAdmin, registerUser, uniqueEmail } from './helpers/users';
 
 const log: CapturedLog = captureLog('debug');
 const ctx = useTestApp({ deps: { logger: log.logger } });
@@ -50,6 +52,33 @@ describe('request ids', () => {
 
     expect(response.headers['x-request-id']).toMatch(UUID);
     expect(log.lines.join('\n')).not.toContain(offered);
+  });
+
+  it('logs a request its client left before any answer as aborted, with no status, not the 200 nothing sent', async () => {
+    const server = ctx.app.listen(0, '127.0.0.1');
+    await once(server, 'listening');
+    try {
+      const { port } = server.address() as AddressInfo;
+      // an admin's upload that never arrives whole: the API waits for the rest, then the client goes
+      const admin = await registerAdmin(ctx.app, 'chief@example.com');
+      const socket = connect(port, '127.0.0.1');
+      await once(socket, 'connect');
+      socket.write(
+        `POST /api/v1/blogs/ HTTP/1.1\r\nHost: x\r\nX-Request-Id: left-early\r\nAuthorization: Bearer ${admin.accessToken}\r\n` +
+          'Content-Type: multipart/form-data; boundary=b\r\nContent-Length: 100000\r\n\r\n' +
+          '--b\r\nContent-Disposition: form-data; name="banner_image"; filename="b.png"\r\nContent-Type: image/png\r\n\r\n',
+      );
+      await new Promise((resolve) => setTimeout(resolve, 100));
+      socket.destroy();
+      for (let waited = 0; waited < 2000 && !log.entries().some((entry) => entry.aborted); waited += 20)
+        await new Promise((resolve) => setTimeout(resolve, 20));
+    } finally {
+      server.close();
+    }
+
+    const entry = log.entries().find((each) => each.requestId === 'left-early');
+    expect(entry).toMatchObject({ level: 'warn', aborted: true, method: 'POST', path: '/api/v1/blogs/' });
+    expect(entry).not.toHaveProperty('status');
   });
 
   it('gives concurrent requests different ids', async () => {

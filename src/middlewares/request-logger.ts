@@ -39,12 +39,15 @@ export function requestLogger({ logger, quietPaths = [] }: RequestLoggerOptions)
     res.once('close', () => {
       endRequestContext(context);
       const durationMs = Math.round(Number(process.hrtime.bigint() - startedAt) / 1e4) / 100;
-      const entry = { requestId, method: req.method, path, status: res.statusCode, durationMs };
       if (!res.writableFinished) {
-        // The client went away (or shutdown cut the connection) before the response was complete.
-        logger.warn(`${req.method} ${path} aborted`, { ...entry, aborted: true });
+        // The client went away (or shutdown cut the connection) before the response was complete. Its status
+        // only if one was sent: before that, res.statusCode says 200.
+        const status = res.headersSent ? { status: res.statusCode } : {};
+        const entry = { requestId, method: req.method, path, ...status, durationMs, aborted: true };
+        logger.warn(`${req.method} ${path} aborted`, entry);
         return;
       }
+      const entry = { requestId, method: req.method, path, status: res.statusCode, durationMs };
       const level = quietPaths.includes(path) && res.statusCode < 400 ? 'debug' : 'info';
       // winston would run the line through its whole format chain before dropping it: ask first
       if (logger.isLevelEnabled(level))
