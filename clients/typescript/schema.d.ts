@@ -2760,12 +2760,12 @@ export interface operations {
                  */
                 author?: string;
                 /**
-                 * @description Only blogs first published after this time (ISO 8601). Give it at most once.
+                 * @description Only blogs whose `publishedAt` is after this time (ISO 8601). Give it at most once.
                  * @example 2026-01-01T00:00:00Z
                  */
                 publishedAfter?: string;
                 /**
-                 * @description Only blogs first published before this time (ISO 8601), later than `publishedAfter`. Give it at most once.
+                 * @description Only blogs whose `publishedAt` is before this time (ISO 8601), later than `publishedAfter`. Give it at most once.
                  * @example 2026-12-31T23:59:59Z
                  */
                 publishedBefore?: string;
@@ -3091,12 +3091,12 @@ export interface operations {
                  */
                 author?: string;
                 /**
-                 * @description Only blogs first published after this time (ISO 8601). Give it at most once.
+                 * @description Only blogs whose `publishedAt` is after this time (ISO 8601). Give it at most once.
                  * @example 2026-01-01T00:00:00Z
                  */
                 publishedAfter?: string;
                 /**
-                 * @description Only blogs first published before this time (ISO 8601), later than `publishedAfter`. Give it at most once.
+                 * @description Only blogs whose `publishedAt` is before this time (ISO 8601), later than `publishedAfter`. Give it at most once.
                  * @example 2026-12-31T23:59:59Z
                  */
                 publishedBefore?: string;

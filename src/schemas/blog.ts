@@ -351,13 +351,16 @@ export const BLOG_LIST_QUERY = {
     rules: { ...singleQuery('Author'), isMongoId: { errorMessage: 'Author must be a valid id' } },
   },
   publishedAfter: {
-    schema: Type.String({ format: 'date-time', description: 'Only blogs first published after this time (ISO 8601)' }),
+    schema: Type.String({
+      format: 'date-time',
+      description: 'Only blogs whose `publishedAt` is after this time (ISO 8601)',
+    }),
     rules: dateQuery('publishedAfter'),
   },
   publishedBefore: {
     schema: Type.String({
       format: 'date-time',
-      description: 'Only blogs first published before this time (ISO 8601), later than `publishedAfter`',
+      description: 'Only blogs whose `publishedAt` is before this time (ISO 8601), later than `publishedAfter`',
     }),
     rules: dateQuery('publishedBefore', {
       custom: {
