@@ -27,9 +27,13 @@ export async function backfillBlogText(logger: Logger): Promise<void> {
         searchTerms: searchTermsOf(blog.title, plainTextOf(blog.content)),
         textRules: PLAIN_TEXT_RULES,
       };
-      // not an edit: updatedAt stays; an edit since it was read has worked them out itself
-      await BlogModel.updateOne({ _id: blog._id, updatedAt: blog.updatedAt }, { $set: derived }, { timestamps: false });
-      fixed += 1;
+      // not an edit: updatedAt stays. An edit since the blog was read wins; the next start looks at it again.
+      const { matchedCount } = await BlogModel.updateOne(
+        { _id: blog._id, updatedAt: blog.updatedAt },
+        { $set: derived },
+        { timestamps: false },
+      );
+      fixed += matchedCount;
     }
   } catch (error) {
     logger.error('blogs: could not work out excerpts and search terms again; the next start tries again', {
