@@ -99,9 +99,15 @@ describe('loadConfig', () => {
     // refused by Express only once the database was up, without the variable's name
     ['TRUST_PROXY', 'banana'],
     ['TRUST_PROXY', '10.0.0.0/33'],
+    // ranges Express refuses too: of no addresses, or a netmask with gaps
+    ['TRUST_PROXY', '0.0.0.0/0'],
+    ['TRUST_PROXY', '10.0.0.0/255.0.255.0'],
     // "Invalid URL" and "URI malformed", without the variable's name
     ['REDIS_URL', 'redis://127.0.0.1:abc'],
     ['REDIS_URL', 'redis://:pw@127.0.0.1:99999'],
+    ['REDIS_URL', 'redis://:50%off@127.0.0.1:6379'],
+    ['REDIS_URL', 'redis://127.0.0.1:0'],
+    ['CLOUDINARY_URL', 'cloudinary://123:s3cr%zzpw@mycloud'],
     ['SMTP_URL', 'smtp://u:s3cret%ZZpw@mail.example:587?from=a@b.example'],
   ])('refuses %s=%s with one line naming the variable', (name, value) => {
     expect(() => loadConfig({ ...production, [name]: value })).toThrow(new RegExp(`^${name}: `));
@@ -208,6 +214,7 @@ describe('loadConfig', () => {
     ['2', 2],
     ['10.0.0.0/8, 127.0.0.1', ['10.0.0.0/8', '127.0.0.1']],
     ['loopback, fd00::/8, 10.0.0.0/255.0.0.0', ['loopback', 'fd00::/8', '10.0.0.0/255.0.0.0']],
+    ['::ffff:10.0.0.1, fe80::1%eth0', ['::ffff:10.0.0.1', 'fe80::1%eth0']],
   ])('reads TRUST_PROXY=%p as %p', (value, expected) => {
     const { config } = loadConfig({ ...production, ...(value === undefined ? {} : { TRUST_PROXY: value }) });
     expect(config.trustProxy).toEqual(expected);

@@ -3,7 +3,7 @@
  * Nothing else in src/ reads process.env. Documented setting by setting in docs/configuration.md.
  */
 import { randomBytes } from 'node:crypto';
-import { isIP, isIPv4 } from 'node:net';
+import express from 'express';
 import { z } from 'zod';
 import { parseCorsOrigins } from './cors-origins';
 import { ConfigError } from './errors';
@@ -84,6 +84,22 @@ const list = z.preprocess(emptyToUndefined, z.string().optional()).transform((va
 
 /** Longest blog content accepted by default, in characters (the contract documents this bound). */
 export const DEFAULT_BLOG_CONTENT_MAX_LENGTH = 100_000;
+
+/** Whether text written with %-escapes (a URL's user or password) decodes. */
+function decodes(part: string): boolean {
+  try {
+    decodeURIComponent(part);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+function isRedisUrl(value: string): boolean {
+  if (!URL.canParse(value)) return false;
+  const url = new URL(value);
+  return url.port !== '0' && decodes(url.username) && decodes(url.password);
+}
 
 /** An address readers' browsers open or fetch: http or https only (`javascript:`, `ftp:` are URLs too). */
 const webUrl = z.preprocess(
@@ -177,8 +193,8 @@ const environmentSchema = z.object({
     z
       .string()
       .regex(/^rediss?:\/\/\S+$/, 'must be a redis:// or rediss:// URL')
-      // a port that is no number, or past 65535, is no URL either
-      .refine((value) => URL.canParse(value), 'must be a redis:// or rediss:// URL, with a port of 1 to 65535')
+      // a port that is no number, or past 65535, is no URL either; the client decodes the user and password
+      .refine(isRedisUrl, 'must be a redis:// or rediss:// URL, with a port of 1 to 65535 and "%" written as %25')
       .optional(),
   ),
   // After SIGTERM: /readyz answers 503 for `readiness` while still serving, then in-flight requests get `grace`.
@@ -415,18 +431,14 @@ export interface LoadConfigOptions {
   developmentSecretsFile?: string;
 }
 
-/** The names Express (proxy-addr) gives to ranges of addresses. */
-const PROXY_RANGE_NAMES = new Set(['loopback', 'linklocal', 'uniquelocal']);
-
-/** An address, an address with a prefix length (`10.0.0.0/8`, `fd00::/8`) or an IPv4 netmask, or a name above. */
-function isProxyRange(item: string): boolean {
-  if (PROXY_RANGE_NAMES.has(item)) return true;
-  const [address, prefix, extra] = item.split('/');
-  const version = isIP(address);
-  if (version === 0 || extra !== undefined) return false;
-  if (prefix === undefined) return true;
-  if (version === 4 && isIPv4(prefix)) return true;
-  return /^\d{1,3}$/.test(prefix) && Number(prefix) <= (version === 4 ? 32 : 128);
+/** Whether Express takes this list as its `trust proxy` setting: its own parser (proxy-addr) is the judge. */
+function expressTrusts(items: string[]): boolean {
+  try {
+    express().set('trust proxy', items);
+    return true;
+  } catch {
+    return false;
+  }
 }
 
 function parseTrustProxy(value: string | undefined): TrustProxy {
@@ -438,7 +450,7 @@ function parseTrustProxy(value: string | undefined): TrustProxy {
     .map((item) => item.trim())
     .filter(Boolean);
   // refused here, in one line, rather than by Express once the database is up
-  const wrong = items.find((item) => !isProxyRange(item));
+  const wrong = expressTrusts(items) ? undefined : items.find((item) => !expressTrusts([item]));
   if (wrong !== undefined) {
     throw new ConfigError(
       `TRUST_PROXY: "${wrong}" is no address or range: give a number of hops, true, or addresses and ranges ` +
@@ -492,13 +504,11 @@ export const DEVELOPMENT_MAIL_DIRECTORY = '.data/mail';
 /** The longest one message may take to send: connecting, greeting and the whole exchange (lib/mailer.ts). */
 const MAIL_SEND_TIMEOUT_MS = 10_000;
 
-/** A user or password of SMTP_URL as written: a `%` that starts no escape is refused, naming the variable. */
-function decodedPart(part: string): string {
-  try {
-    return decodeURIComponent(part);
-  } catch {
-    throw new ConfigError('SMTP_URL: a "%" in the user or password starts no escape; write it as %25');
-  }
+/** A user or password of a URL setting, decoded: a `%` that starts no escape is refused, naming the variable. */
+function decodedPart(variable: string, part: string): string {
+  if (!decodes(part))
+    throw new ConfigError(`${variable}: a "%" in the user or password starts no escape; write it as %25`);
+  return decodeURIComponent(part);
 }
 
 /** SMTP_URL's parts, as nodemailer takes them; a missing or odd sender is refused here, not at the first send. */
@@ -519,7 +529,9 @@ function resolveSmtp(smtpUrl: string | undefined): SmtpConfig | undefined {
     host: url.hostname,
     port: url.port ? Number(url.port) : secure ? 465 : 587,
     secure,
-    auth: url.username ? { user: decodedPart(url.username), pass: decodedPart(url.password) } : undefined,
+    auth: url.username
+      ? { user: decodedPart('SMTP_URL', url.username), pass: decodedPart('SMTP_URL', url.password) }
+      : undefined,
     from: from.trim(),
   };
 }
@@ -556,8 +568,8 @@ function resolveCloudinary(env: z.infer<typeof environmentSchema>): CloudinaryCo
   }
   return {
     cloudName: url.hostname,
-    apiKey: decodeURIComponent(url.username),
-    apiSecret: decodeURIComponent(url.password),
+    apiKey: decodedPart('CLOUDINARY_URL', url.username),
+    apiSecret: decodedPart('CLOUDINARY_URL', url.password),
     folder: url.searchParams.get('folder') ?? DEFAULT_CLOUDINARY_FOLDER,
     uploadPrefix: uploadPrefix?.replace(/\/+$/, ''),
   };
