@@ -178,8 +178,11 @@ describe('events of the app', () => {
 
     const empty = await edit({});
     const same = await edit({ title: 'Unchanged', content: '<p>Same</p>', status: 'published' });
+    // a slug already the title's own is not made again
+    const sameSlug = await edit({ regenerate_slug: 'true' });
 
-    for (const answer of [empty, same]) expect(answer.body.blog.updatedAt).toBe(blog.updatedAt);
+    for (const answer of [empty, same, sameSlug]) expect(answer.body.blog.updatedAt).toBe(blog.updatedAt);
+    expect(sameSlug.body.blog.slug).toBe(blog.slug);
     expect(appEvents.filter((event) => event.blogId === blog._id).map((event) => event.name)).toEqual([
       'blog.published',
     ]);

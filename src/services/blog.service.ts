@@ -102,7 +102,7 @@ export interface BlogListQuery extends BlogListFilters {
 }
 
 /** The terms a blog with this title and (sanitized) content is found by. */
-export const searchFieldsOf = (title: string, content: string) => ({
+const searchFieldsOf = (title: string, content: string) => ({
   searchTerms: searchTermsOf(title, plainTextOf(content)),
 });
 
@@ -427,14 +427,16 @@ export function createBlogService({
     // publication ends the post's preview links for good, even if it goes back to draft later
     if (blog.status === 'published' && statusBefore !== 'published')
       blog.previewVersion = (blog.previewVersion ?? 0) + 1;
+    // a slug already the title's own is not made again
+    const newSlug = regenerateSlug && slugBaseFromTitle(blog.title) !== blog.slug;
     // an edit that changes nothing is none: no write, no new updatedAt (the feeds' dates), no blog.updated
-    if (!blog.isModified() && !banner && !regenerateSlug) return (await present([blog.toObject()], viewer))[0];
+    if (!blog.isModified() && !banner && !newSlug) return (await present([blog.toObject()], viewer))[0];
     const oldBannerKey = blog.banner?.key;
     const newBanner = banner && (await storeBanner(banner));
     if (newBanner) blog.set('banner', newBanner);
     try {
       // Only modified paths are written, so counters changed meanwhile by likes and views are kept.
-      if (regenerateSlug) await saveWithUniqueSlug(blog, blog.title);
+      if (newSlug) await saveWithUniqueSlug(blog, blog.title);
       else await blog.save();
     } catch (error) {
       if (newBanner) await discardBanner(newBanner.key);
