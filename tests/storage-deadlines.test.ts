@@ -244,4 +244,14 @@ describe('local storage in a folder the kernel will not let be made', () => {
     },
     10_000,
   );
+
+  it("fails its check where a file stands in the folder's place", async () => {
+    const uploadsDir = mkdtempSync(path.join(tmpdir(), 'blog-uploads-file-'));
+    try {
+      writeFileSync(path.join(uploadsDir, 'banners'), '');
+      await expect(createLocalStorage(uploadsDir).check()).rejects.toThrow(/banners cannot be written \(EEXIST\)/);
+    } finally {
+      rmSync(uploadsDir, { recursive: true, force: true });
+    }
+  });
 });

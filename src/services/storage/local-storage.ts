@@ -43,14 +43,20 @@ async function makeDirectory(directory: string): Promise<void> {
     await mkdir(directory);
   } catch (error) {
     const code = (error as NodeJS.ErrnoException).code;
-    if (code === 'EEXIST') return;
+    if (code === 'EEXIST') return assertDirectory(directory, error);
     const parent = path.dirname(directory);
     if (code !== 'ENOENT' || parent === directory) throw error;
     await makeDirectory(parent);
     await mkdir(directory).catch((again: NodeJS.ErrnoException) => {
       if (again.code !== 'EEXIST') throw again;
+      return assertDirectory(directory, again);
     });
   }
+}
+
+/** What is there already must be a folder: a file of that name is the `EEXIST` it is. */
+async function assertDirectory(directory: string, exists: unknown): Promise<void> {
+  if (!(await stat(directory)).isDirectory()) throw exists;
 }
 
 export function createLocalStorage(
