@@ -178,13 +178,21 @@ describe('restoring', () => {
     expect(found.body.blogs.map((each: { _id: string }) => each._id)).toEqual([blog._id]);
   });
 
-  it('gives the terms back to a copy trashed without them', async () => {
-    const blog = await trashedPost({ title: 'Okapi crossing restored' });
-    await TrashedBlogModel.updateOne({ _id: blog._id }, { $unset: { 'blog.searchTerms': 1 } });
+  it('works out again the text of a copy trashed by older rules: its terms, its excerpt', async () => {
+    const blog = await trashedPost({
+      title: 'Okapi crossing restored',
+      content: '<section>Alpha</section><dd>Omega</dd>',
+    });
+    // as an older version trashed it: no rules version, and words run together in its excerpt and terms
+    await TrashedBlogModel.updateOne(
+      { _id: blog._id },
+      { $set: { 'blog.excerpt': 'AlphaOmega', 'blog.searchTerms': ['alphaomega'] }, $unset: { 'blog.textRules': 1 } },
+    );
 
-    await api.as(admin).post(`/trash/${blog._id}/restore`).expect(200);
+    const restored = await api.as(admin).post(`/trash/${blog._id}/restore`).expect(200);
 
-    expect((await api.as(reader).get('/blogs/?q=okapi')).body.total).toBe(1);
+    expect(restored.body.blog.excerpt).toBe('Alpha Omega');
+    expect((await api.as(reader).get('/blogs/?q=okapi omega')).body.total).toBe(1);
   });
 
   it('does not bring its preview links back', async () => {

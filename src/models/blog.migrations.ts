@@ -13,6 +13,19 @@ import { cardOf, plainTextOf, PLAIN_TEXT_RULES } from '../lib/plain-text';
 import { searchTermsOf } from '../lib/search-text';
 import { BlogModel } from './blog.model';
 
+/**
+ * A blog's excerpt (unless the admin wrote it), reading time and search terms, worked out by the rules of
+ * now: for a blog stored under others (PLAIN_TEXT_RULES), here and when a trashed copy is restored.
+ */
+export function derivedTextOf(blog: { title: string; content: string; customExcerpt?: boolean | null }) {
+  const card = cardOf(blog.content);
+  return {
+    ...(blog.customExcerpt ? { readingTime: card.readingTime } : card),
+    searchTerms: searchTermsOf(blog.title, plainTextOf(blog.content)),
+    textRules: PLAIN_TEXT_RULES,
+  };
+}
+
 export async function backfillBlogText(logger: Logger): Promise<void> {
   let fixed = 0;
   try {
@@ -21,12 +34,7 @@ export async function backfillBlogText(logger: Logger): Promise<void> {
       .lean()
       .cursor();
     for await (const blog of stale) {
-      const card = cardOf(blog.content);
-      const derived = {
-        ...(blog.customExcerpt ? { readingTime: card.readingTime } : card),
-        searchTerms: searchTermsOf(blog.title, plainTextOf(blog.content)),
-        textRules: PLAIN_TEXT_RULES,
-      };
+      const derived = derivedTextOf(blog);
       // not an edit: updatedAt stays. An edit since the blog was read wins; the next start looks at it again.
       const { matchedCount } = await BlogModel.updateOne(
         { _id: blog._id, updatedAt: blog.updatedAt },

@@ -15,12 +15,14 @@ import { BadRequest, NotFound, ServiceUnavailable } from '../errors/http-errors'
 import type { Logger } from '../lib/logger';
 import { duplicateKeyField, isDuplicateKeyError } from '../lib/mongo-errors';
 import { BlogModel } from '../models/blog.model';
+import { derivedTextOf } from '../models/blog.migrations';
+import { PLAIN_TEXT_RULES } from '../lib/plain-text';
 import { CommentModel } from '../models/comment.model';
 import { LikeModel } from '../models/like.model';
 import { TrashedBlogModel } from '../models/trashed-blog.model';
 import type { BlogView } from '../schemas/blog';
 import type { TrashedBlogView } from '../schemas/trash';
-import { searchFieldsOf, type BlogService } from './blog.service';
+import type { BlogService } from './blog.service';
 import { ignoreEvents, type EventRecorder } from './events';
 import type { Page } from './pagination';
 import { discardBanner, type BannerStorage } from './storage';
@@ -130,15 +132,16 @@ export function createTrashService({ blogs, storage, logger, events = ignoreEven
     const { publishAt, ...blog0 } = trashed.blog as RawBlog & {
       title: string;
       content: string;
-      searchTerms?: string[];
+      customExcerpt?: boolean;
+      textRules?: number;
       publishAt?: Date;
     };
     const restored = await putBack({
       ...blog0,
       // a schedule whose time passed in the trash is dropped: a restore brings a draft back, never publishes it
       ...(publishAt && publishAt.getTime() > restoringAt.getTime() ? { publishAt } : {}),
-      // a copy trashed without its terms (before they were kept with it) gets them back
-      ...(blog0.searchTerms ? {} : searchFieldsOf(blog0.title, blog0.content)),
+      // a copy trashed under other rules (or before its terms were kept with it) gets its text worked out again
+      ...(blog0.textRules === PLAIN_TEXT_RULES ? {} : derivedTextOf(blog0)),
       // links made before the trash stay dead: a preview ends when its post is trashed
       previewVersion: Number(blog0.previewVersion ?? 0) + 1,
     });
