@@ -54,31 +54,51 @@ describe('request ids', () => {
     expect(log.lines.join('\n')).not.toContain(offered);
   });
 
-  it('logs a request its client left before any answer as aborted, with no status, not the 200 nothing sent', async () => {
+  /** Sends the start of a request as `requestId` on a socket of its own, leaves, and answers what was logged for it. */
+  async function leaveMidRequest(requestId: string, head: string, body: string) {
     const server = ctx.app.listen(0, '127.0.0.1');
     await once(server, 'listening');
     try {
-      const { port } = server.address() as AddressInfo;
-      // an admin's upload that never arrives whole: the API waits for the rest, then the client goes
-      const admin = await registerAdmin(ctx.app, 'chief@example.com');
-      const socket = connect(port, '127.0.0.1');
+      const socket = connect((server.address() as AddressInfo).port, '127.0.0.1');
       await once(socket, 'connect');
-      socket.write(
-        `POST /api/v1/blogs/ HTTP/1.1\r\nHost: x\r\nX-Request-Id: left-early\r\nAuthorization: Bearer ${admin.accessToken}\r\n` +
-          'Content-Type: multipart/form-data; boundary=b\r\nContent-Length: 100000\r\n\r\n' +
-          '--b\r\nContent-Disposition: form-data; name="banner_image"; filename="b.png"\r\nContent-Type: image/png\r\n\r\n',
-      );
+      socket.write(`${head}\r\nHost: x\r\nX-Request-Id: ${requestId}\r\n${body}`);
       await new Promise((resolve) => setTimeout(resolve, 100));
       socket.destroy();
-      for (let waited = 0; waited < 2000 && !log.entries().some((entry) => entry.aborted); waited += 20)
+      const logged = () => log.entries().filter((entry) => entry.requestId === requestId);
+      for (let waited = 0; waited < 2000 && logged().length === 0; waited += 20)
         await new Promise((resolve) => setTimeout(resolve, 20));
+      return logged();
     } finally {
       server.close();
     }
+  }
 
-    const entry = log.entries().find((each) => each.requestId === 'left-early');
-    expect(entry).toMatchObject({ level: 'warn', aborted: true, method: 'POST', path: '/api/v1/blogs/' });
-    expect(entry).not.toHaveProperty('status');
+  it('logs a request its client left before any answer as aborted, with no status, not the 200 nothing sent', async () => {
+    // an admin's upload that never arrives whole: the API waits for the rest, then the client goes
+    const admin = await registerAdmin(ctx.app, 'chief@example.com');
+    const entries = await leaveMidRequest(
+      'left-early',
+      'POST /api/v1/blogs/ HTTP/1.1',
+      `Authorization: Bearer ${admin.accessToken}\r\nContent-Type: multipart/form-data; boundary=b\r\n` +
+        'Content-Length: 100000\r\n\r\n--b\r\nContent-Disposition: form-data; name="banner_image"; filename="b.png"\r\n',
+    );
+
+    expect(entries).toEqual([
+      expect.objectContaining({ level: 'warn', aborted: true, method: 'POST', path: '/api/v1/blogs/' }),
+    ]);
+    expect(entries[0]).not.toHaveProperty('status');
+  });
+
+  it('logs a JSON body its client left half-sent as aborted, with no status either', async () => {
+    // body-parser fails the read, and an answer written to the closed socket read as a status sent
+    const entries = await leaveMidRequest(
+      'left-mid-body',
+      'POST /api/v1/auth/login HTTP/1.1',
+      'Content-Type: application/json\r\nContent-Length: 100\r\n\r\n{"email":',
+    );
+
+    expect(entries).toEqual([expect.objectContaining({ level: 'warn', aborted: true })]);
+    expect(entries[0]).not.toHaveProperty('status');
   });
 
   it('gives concurrent requests different ids', async () => {

@@ -131,6 +131,9 @@ export function errorHandler(logger: Logger, options: { retryAfterSeconds?: numb
       req.socket.destroy();
       return;
     }
+    // a client that left while its body was read gets no answer: none could reach it, and one written to the
+    // closed socket would read in the request's log line as a status it was sent
+    if (httpError && httpError.status < 500 && req.socket.destroyed) return;
     if (httpError) {
       // a failing dependency is our problem even when the client gets a clean answer
       if (httpError.status >= 500) logger.error('dependency failure', { ...where(req, res), error: describe(error) });
