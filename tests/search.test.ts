@@ -90,7 +90,7 @@ describe('finding posts by their words', () => {
     expect(hit.snippet!.text).toContain('zebras & more');
   });
 
-  it('never cuts a snippet between the two halves of a character, where there is no space to cut at', async () => {
+  it('never cuts a snippet inside a character, where there is no space to cut at', async () => {
     // 11 + 14 × 10 + 8 = 159 UTF-16 units before an emoji's second half: the snippet's length falls inside it
     await publish('Trip report', `<p>Osaka!aaaaa${'楽しい旅行でした😀'.repeat(40)}</p>`);
     const [hit] = (await search('osaka')).blogs;
@@ -99,6 +99,11 @@ describe('finding posts by their words', () => {
     expect(Buffer.from(text, 'utf8').toString('utf8')).toBe(text);
     expect(text).toMatch(/^Osaka!aaaaa楽しい旅行でした😀.*でした…$/u);
     expect(markedWords(hit)).toEqual(['Osaka']);
+
+    // nor between a letter and its accent: "é" written as "e" and U+0301 stays whole
+    await publish('Accents', `<p>quokka ${'e\u0301'.repeat(200)}</p>`);
+    const [accented] = (await search('quokka')).blogs;
+    expect(accented.snippet!.text.normalize('NFC')).toMatch(/^quokka é+…$/);
   });
 
   it('takes the snippet from the title when only the title matched', async () => {

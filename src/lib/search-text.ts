@@ -98,7 +98,20 @@ export function snippetOf(title: string, text: string, terms: ReadonlySet<string
   return cut(text, words);
 }
 
-const isLowSurrogate = (code: number) => code >= 0xdc00 && code <= 0xdfff;
+const GRAPHEMES = new Intl.Segmenter(undefined, { granularity: 'grapheme' });
+/** Far enough back to start the segmenter before the character at a cut: a family emoji is 11 UTF-16 units. */
+const GRAPHEME_LOOKBACK = 64;
+
+/** `end`, or the start of the character (grapheme: "é" as e and its accent, an emoji sequence) it falls inside. */
+function characterBoundary(text: string, end: number): number {
+  const from = Math.max(0, end - GRAPHEME_LOOKBACK);
+  let boundary = from;
+  for (const { index } of GRAPHEMES.segment(text.slice(from, end + GRAPHEME_LOOKBACK))) {
+    if (from + index > end) break;
+    boundary = from + index;
+  }
+  return boundary;
+}
 
 function cut(text: string, words: Word[]): SnippetView {
   const first = words.find((word) => word.matched);
@@ -109,8 +122,8 @@ function cut(text: string, words: Word[]): SnippetView {
   if (end < text.length) {
     const space = text.lastIndexOf(' ', end);
     end = space > (first ? first.end : start) ? space : end;
-    // no space to cut at (Japanese, a run of emoji): never between the two halves of a character
-    if (isLowSurrogate(text.charCodeAt(end))) end -= 1;
+    // no space to cut at (Japanese, a run of emoji): never inside a character
+    if (end !== space) end = characterBoundary(text, end);
   }
   const lead = start > 0 ? '…' : '';
   const body = text.slice(start, end).trimEnd();
