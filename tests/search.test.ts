@@ -104,6 +104,11 @@ describe('finding posts by their words', () => {
     await publish('Accents', `<p>quokka ${'e\u0301'.repeat(200)}</p>`);
     const [accented] = (await search('quokka')).blogs;
     expect(accented.snippet!.text.normalize('NFC')).toMatch(/^quokka é+…$/);
+    // and a character longer than the look-back (an emoji and 200 accents) is cut, but not inside a surrogate
+    // pair: 8 + 87 units put the emoji's second half where the look-back starts
+    await publish('Joined', `<p>wallaby!${'a'.repeat(87)}👍${'\u0301'.repeat(200)}</p>`);
+    const { text: cutShort } = (await search('wallaby')).blogs[0].snippet!;
+    expect(Buffer.from(cutShort, 'utf8').toString('utf8')).toBe(cutShort);
   });
 
   it('takes the snippet from the title when only the title matched', async () => {

@@ -102,7 +102,10 @@ const GRAPHEMES = new Intl.Segmenter(undefined, { granularity: 'grapheme' });
 /** Far enough back to start the segmenter before the character at a cut: a family emoji is 11 UTF-16 units. */
 const GRAPHEME_LOOKBACK = 64;
 
-/** `end`, or the start of the character (grapheme: "é" as e and its accent, an emoji sequence) it falls inside. */
+/**
+ * `end`, or the start of the character (grapheme: "é" as e and its accent, an emoji sequence) it falls inside.
+ * A character longer than the look-back (30 emoji joined into one) is cut, but never inside a surrogate pair.
+ */
 function characterBoundary(text: string, end: number): number {
   const from = Math.max(0, end - GRAPHEME_LOOKBACK);
   let boundary = from;
@@ -110,7 +113,8 @@ function characterBoundary(text: string, end: number): number {
     if (from + index > end) break;
     boundary = from + index;
   }
-  return boundary;
+  const code = text.charCodeAt(boundary);
+  return code >= 0xdc00 && code <= 0xdfff ? boundary - 1 : boundary;
 }
 
 function cut(text: string, words: Word[]): SnippetView {
