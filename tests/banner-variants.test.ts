@@ -195,7 +195,7 @@ describe('npm run banners:backfill', () => {
 
     expect(refused.code).toBe(1);
     expect(refused.stderr.trim()).toBe(
-      'banners:backfill: takes no arguments, and runs for real each time (docs/operations.md)',
+      'banners:backfill: takes no arguments, and runs for real each time (docs/failure-behaviour.md)',
     );
     expect(bannerOf((await api.as(admin).get(`/blogs/${blog.slug}`)).body.blog).variants).toEqual([]);
     // its log lines, at any level, go to stderr: a caller parses stdout as the report

@@ -4,5 +4,5 @@
  */
 export function refusedArguments(command: string, argv: readonly string[]): string | undefined {
   if (argv.length === 0) return undefined;
-  return `${command}: takes no arguments, and runs for real each time (docs/operations.md)`;
+  return `${command}: takes no arguments, and runs for real each time (docs/failure-behaviour.md)`;
 }
