@@ -506,9 +506,11 @@ const MAIL_SEND_TIMEOUT_MS = 10_000;
 
 /** A user or password of a URL setting, decoded: a `%` that starts no escape is refused, naming the variable. */
 function decodedPart(variable: string, part: string): string {
-  if (!decodes(part))
+  try {
+    return decodeURIComponent(part);
+  } catch {
     throw new ConfigError(`${variable}: a "%" in the user or password starts no escape; write it as %25`);
-  return decodeURIComponent(part);
+  }
 }
 
 /** SMTP_URL's parts, as nodemailer takes them; a missing or odd sender is refused here, not at the first send. */

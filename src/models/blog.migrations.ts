@@ -9,22 +9,8 @@
  * each other's writes.
  */
 import type { Logger } from '../lib/logger';
-import { cardOf, plainTextOf, PLAIN_TEXT_RULES } from '../lib/plain-text';
-import { searchTermsOf } from '../lib/search-text';
-import { BlogModel } from './blog.model';
-
-/**
- * A blog's excerpt (unless the admin wrote it), reading time and search terms, worked out by the rules of
- * now: for a blog stored under others (PLAIN_TEXT_RULES), here and when a trashed copy is restored.
- */
-export function derivedTextOf(blog: { title: string; content: string; customExcerpt?: boolean | null }) {
-  const card = cardOf(blog.content);
-  return {
-    ...(blog.customExcerpt ? { readingTime: card.readingTime } : card),
-    searchTerms: searchTermsOf(blog.title, plainTextOf(blog.content)),
-    textRules: PLAIN_TEXT_RULES,
-  };
-}
+import { PLAIN_TEXT_RULES } from '../lib/plain-text';
+import { BlogModel, derivedTextOf } from './blog.model';
 
 export async function backfillBlogText(logger: Logger): Promise<void> {
   let fixed = 0;

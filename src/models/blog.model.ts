@@ -5,7 +5,8 @@
 import { Schema, model, type InferSchemaType } from 'mongoose';
 import { readDeadline } from './read-deadline';
 import { maxCharacters } from './text-limits';
-import { cardOf } from '../lib/plain-text';
+import { cardOf, excerptOf, plainTextOf, PLAIN_TEXT_RULES, readingTimeOf } from '../lib/plain-text';
+import { searchTermsOf } from '../lib/search-text';
 
 import {
   BANNER_VARIANT_FORMATS,
@@ -210,4 +211,19 @@ export function incrementBlogCounter(blogId: unknown, counter: BlogCounter, by: 
     { $inc: { [counter]: by } },
     { new: true, timestamps: false, projection: { [counter]: 1 } },
   );
+}
+
+/**
+ * A blog's excerpt (unless the admin wrote it), reading time and search terms, worked out by the rules of
+ * now from one reading of its HTML: for a blog stored under others (PLAIN_TEXT_RULES), by the start-up
+ * backfill (blog.migrations.ts) and when a trashed copy is restored.
+ */
+export function derivedTextOf(blog: { title: string; content: string; customExcerpt?: boolean | null }) {
+  const text = plainTextOf(blog.content);
+  return {
+    ...(blog.customExcerpt ? {} : { excerpt: excerptOf(text) }),
+    readingTime: readingTimeOf(text),
+    searchTerms: searchTermsOf(blog.title, text),
+    textRules: PLAIN_TEXT_RULES,
+  };
 }
