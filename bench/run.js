@@ -27,7 +27,7 @@ const bcrypt = require('bcrypt');
 const { MongoClient } = require('mongodb');
 const { compareAnswers } = require('./lib/equivalence');
 const { formatTable, renderChart } = require('./lib/report');
-const { seedBlogs, seedUsers, userEmail, ADMINS, READER } = require('./lib/seed');
+const { checkSeedAgainstApi, seedBlogs, seedUsers, userEmail, ADMINS, READER } = require('./lib/seed');
 const { summarizeProfile } = require('./lib/profile');
 const { freePort, startInMemoryDatabase, startServer, withDatabaseName } = require('../tools/lib/server');
 
@@ -281,6 +281,7 @@ async function main() {
     let publishedSlugs = await seedBlogs(db, userIds, 0, settings.blogs);
     results.checks.seedSeconds = (Date.now() - seedStarted) / 1000;
     log(`seeded 200 users and ${settings.blogs} blogs in ${results.checks.seedSeconds.toFixed(1)} s`);
+    await checkSeedAgainstApi(db);
 
     // ------------------------------------------------------------------ servers
     const secrets = {

@@ -6,9 +6,13 @@
  * counters matching. Deterministic (seeded PRNG), so two runs read the same data.
  */
 'use strict';
+const path = require('node:path');
 const { ObjectId } = require('mongodb');
 const { eng: ENGLISH_STOP_WORDS } = require('stopword');
 const stem = require('wink-porter2-stemmer');
+
+/** The built API's pure helpers (`npm run bench` builds it before it seeds). */
+const API_LIB = path.join(__dirname, '..', '..', 'dist', 'lib');
 
 const USERS = 200;
 const ADMINS = 10;
@@ -138,6 +142,7 @@ async function seedUsers(db, passwordHash) {
  * 2025-01-01, so later batches (the growth step) are the newest and fill the first pages.
  */
 async function seedBlogs(db, userIds, from, to) {
+  const { PLAIN_TEXT_RULES } = require(path.join(API_LIB, 'plain-text'));
   const random = prng(1000 + from);
   const base = Date.UTC(2025, 0, 1);
   const publishedSlugs = [];
@@ -179,6 +184,8 @@ async function seedBlogs(db, userIds, from, to) {
         customExcerpt: false,
         // without them the API's start-up backfill would rewrite every blog while the scenarios run
         searchTerms: searchTermsOf(title, text),
+        // the version of the rules these were worked out by: any other, and the backfill redoes them
+        textRules: PLAIN_TEXT_RULES,
         // one or two of a few tags, as a blog's would be
         tags: [...new Set([TAGS[n % TAGS.length], TAGS[(n * 3) % TAGS.length]])],
         banner: {
@@ -215,4 +222,32 @@ async function seedBlogs(db, userIds, from, to) {
   return publishedSlugs;
 }
 
-module.exports = { seedUsers, seedBlogs, userEmail, USERS, ADMINS, READER };
+/**
+ * Throws unless the first `sample` seeded blogs carry the excerpt, reading time, search terms and rules
+ * version that the API itself works out from their title and content. Were they to differ, the API's
+ * start-up backfill would rewrite every blog while the scenarios run, and its CPU would be measured
+ * with that work in it.
+ */
+async function checkSeedAgainstApi(db, sample = 20) {
+  const { plainTextOf, excerptOf, readingTimeOf, PLAIN_TEXT_RULES } = require(path.join(API_LIB, 'plain-text'));
+  const { searchTermsOf: apiSearchTermsOf } = require(path.join(API_LIB, 'search-text'));
+  const blogs = await db
+    .collection('blogs')
+    .find({}, { limit: sample, sort: { _id: 1 } })
+    .toArray();
+  for (const blog of blogs) {
+    const text = plainTextOf(blog.content);
+    const derived = {
+      excerpt: excerptOf(text),
+      readingTime: readingTimeOf(text),
+      searchTerms: apiSearchTermsOf(blog.title, text),
+      textRules: PLAIN_TEXT_RULES,
+    };
+    for (const [field, value] of Object.entries(derived)) {
+      if (JSON.stringify(blog[field]) !== JSON.stringify(value))
+        throw new Error(`seed: blog ${blog._id} has a ${field} other than the API's (${JSON.stringify(blog[field])})`);
+    }
+  }
+}
+
+module.exports = { seedUsers, seedBlogs, checkSeedAgainstApi, userEmail, USERS, ADMINS, READER };
