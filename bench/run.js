@@ -28,7 +28,7 @@ const { MongoClient } = require('mongodb');
 const { compareAnswers } = require('./lib/equivalence');
 const { formatTable, renderChart } = require('./lib/report');
 const { checkSeedAgainstApi, seedBlogs, seedUsers, userEmail, ADMINS, READER } = require('./lib/seed');
-const { summarizeProfile } = require('./lib/profile');
+const { compareProfiles, summarizeProfile } = require('./lib/profile');
 const { freePort, startInMemoryDatabase, startServer, withDatabaseName } = require('../tools/lib/server');
 
 const ROOT = path.resolve(__dirname, '..');
@@ -319,7 +319,10 @@ async function main() {
     const floor = await startServer({
       ...serverOptions,
       name: 'floor',
-      args: [path.join('bench', 'floor-server.js')],
+      args: [
+        ...(settings.cpuProf ? ['--cpu-prof', `--cpu-prof-dir=${path.join(profileDir, 'floor')}`] : []),
+        path.join('bench', 'floor-server.js'),
+      ],
       env: {
         MONGODB_URI: uri,
         JWT_ACCESS_SECRET: secrets.JWT_ACCESS_SECRET,
@@ -447,7 +450,11 @@ async function main() {
     log(
       `read scenarios: ${settings.connections} connections, ${settings.duration} s each (after ${settings.warmup} s warm-up), on Node ${process.version}; the deep page at offset ${deepOffset}`,
     );
+    // on the clock of the CPU profiles (both processes'), to compare them over the read scenarios alone
+    const monotonicUs = () => Number(process.hrtime.bigint() / 1000n);
+    results.readsWindowUs = { from: monotonicUs() };
     for (const scenario of readScenarios()) if (wanted(scenario.name)) await runRead(scenario);
+    results.readsWindowUs.to = monotonicUs();
     // the issue's target for cards: a page of 20 at most 10 % of the full page's bytes (measured here
     // whether the full page's scenario ran or not)
     const card = results.rows.find((row) => row.name === 'card page');
@@ -672,12 +679,14 @@ async function main() {
   results.finishedAt = new Date().toISOString();
   log(`\n${formatTable(results.rows)}\n`);
   if (settings.cpuProf) {
+    const newestProfile = (directory) =>
+      fs
+        .readdirSync(directory)
+        .filter((file) => file.endsWith('.cpuprofile'))
+        .map((file) => path.join(directory, file))
+        .sort((a, b) => fs.statSync(b).mtimeMs - fs.statSync(a).mtimeMs)[0];
     const profileDirectory = path.join(RESULTS_DIR, 'profiles');
-    const newest = fs
-      .readdirSync(profileDirectory)
-      .filter((file) => file.endsWith('.cpuprofile'))
-      .map((file) => path.join(profileDirectory, file))
-      .sort((a, b) => fs.statSync(b).mtimeMs - fs.statSync(a).mtimeMs)[0];
+    const newest = newestProfile(profileDirectory);
     if (newest) {
       results.profile = {
         file: path.relative(ROOT, newest),
@@ -689,6 +698,31 @@ async function main() {
       log('');
       for (const entry of results.profile.top.functions)
         log(`  ${entry.percent.toFixed(1).padStart(5)}%  ${entry.where}`);
+    }
+    const floorProfile = newestProfile(path.join(profileDirectory, 'floor'));
+    const reads = results.rows.filter((row) => row.floor);
+    if (newest && floorProfile && reads.length > 0) {
+      const requests = (side) => reads.reduce((sum, row) => sum + row[side].requests, 0);
+      const comparison = compareProfiles(
+        JSON.parse(fs.readFileSync(newest, 'utf8')),
+        JSON.parse(fs.readFileSync(floorProfile, 'utf8')),
+        {
+          fromUs: results.readsWindowUs.from,
+          toUs: results.readsWindowUs.to,
+          oursRequests: requests('ours'),
+          floorRequests: requests('floor'),
+        },
+      );
+      results.profile.beside = { floorFile: path.relative(ROOT, floorProfile), ...comparison };
+      const row = (entry) =>
+        `  ${(entry.ours - entry.floor).toFixed(3).padStart(7)}  ${entry.ours.toFixed(3).padStart(7)}  ${entry.floor.toFixed(3).padStart(7)}  ${entry.where}`;
+      log(
+        `\nSelf time in ms per request over the read scenarios, ours ${comparison.total.ours.toFixed(3)} beside the floor's ${comparison.total.floor.toFixed(3)} (${results.profile.beside.floorFile}); where the API spends most beyond the floor, by package, then by function:`,
+      );
+      log('     more     ours    floor');
+      for (const entry of comparison.packages) log(row(entry));
+      log('');
+      for (const entry of comparison.functions) log(row(entry));
     }
   }
   const stamp = results.startedAt.replace(/[:.]/g, '-');
