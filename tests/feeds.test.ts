@@ -58,6 +58,16 @@ describe('GET /feed.xml', () => {
     await request(app).get('/feed.xml?author=5f0000000000000000000000').expect(404);
   });
 
+  it("links to itself with its whole query: a tag's feed of one author subscribes as that feed", async () => {
+    const answer = await request(app).get(`/feed.xml?author=${admin.user._id}&tag=node`).expect(200);
+
+    const { feed } = new XMLParser({ ignoreAttributes: false, attributeNamePrefix: '' }).parse(answer.text);
+    const links = [feed.link].flat() as { rel: string; href: string }[];
+    const self = new URL(links.find((link) => link.rel === 'self')!.href);
+    expect(self.href).toBe(feed.id);
+    expect(Object.fromEntries(self.searchParams)).toEqual({ tag: 'node', author: admin.user._id });
+  });
+
   it('answers an account that published nothing as an unknown id: 404, never its name', async () => {
     const reader = await registerUser(app);
     await ctx.api.as(reader).put('/users/current').send({ first_name: 'Quinn', last_name: 'Hidden' }).expect(200);

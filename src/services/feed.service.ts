@@ -85,6 +85,17 @@ function feedAddress(publicUrl: string, query: FeedQuery): string {
   return `${publicUrl}/feed.xml${text ? `?${text}` : ''}`;
 }
 
+/**
+ * The feed library (4.x) escapes the self link's `&` twice (`&amp;amp;`), so a reader subscribing to a tag's
+ * feed of one author through that link would ask for `amp;author` and get the tag's feed of everyone. The
+ * link is written back escaped once, as the feed's `<id>` is.
+ */
+function withSelfLinkEscapedOnce(atom: string, address: string): string {
+  const once = address.replace(/&/g, '&amp;');
+  if (once === address) return atom;
+  return atom.replace(`rel="self" href="${once.replace(/&/g, '&amp;')}"`, `rel="self" href="${once}"`);
+}
+
 function feedTitle(host: string, query: FeedQuery, author: StoredAuthor | undefined): string {
   const parts = [host];
   if (query.tag) parts.push(`#${query.tag}`);
@@ -139,7 +150,7 @@ export function createFeedService() {
         category: (post.tags ?? []).map((tag) => ({ name: tag, term: tag })),
       });
     }
-    return feed.atom1();
+    return withSelfLinkEscapedOnce(feed.atom1(), address);
   }
 
   /** Every published post's link (up to SITEMAP_ENTRIES, newest first), reading only slugs and dates. */
