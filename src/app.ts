@@ -116,6 +116,17 @@ const COMPRESSION_THRESHOLD_BYTES = 1024;
 /** How long a browser may keep a preflight's answer instead of asking again before each call: 10 minutes. */
 const CORS_PREFLIGHT_MAX_AGE_SECONDS = 600;
 
+/**
+ * What the compression middleware may compress, and so marks `Vary: Accept-Encoding`: text by its type. A 304
+ * has no type (Express drops it) yet must repeat the Vary of the 200 it stands for (RFC 9110 §15.4.5), or a
+ * cache refreshing its stored gzip copy from the 304 could serve it to a client that cannot read gzip. Every
+ * 304 here stands for JSON, XML or a page's asset, but a banner's: an image, never compressed.
+ */
+const compressible: compression.CompressionFilter = (req, res) =>
+  res.statusCode === 304
+    ? !(req as express.Request).originalUrl.startsWith(LOCAL_BANNERS_URL_PATH)
+    : compression.filter(req, res);
+
 /** A readiness probe must answer before its prober gives up (Docker's HEALTHCHECK waits 5 s). */
 const READINESS_CHECK_TIMEOUT_MS = 2000;
 
@@ -204,7 +215,7 @@ export function createApp({
     next();
   });
   // JSON over 1 KB (a page of blogs is ~130 KB of HTML content) is compressed for clients that accept it.
-  app.use(compression({ threshold: COMPRESSION_THRESHOLD_BYTES }));
+  app.use(compression({ threshold: COMPRESSION_THRESHOLD_BYTES, filter: compressible }));
   app.use(warnUnlistedOrigins({ allowed: config.corsOrigins, logger }));
   app.use(
     cors({

@@ -99,6 +99,7 @@ describe('GET /feed.xml', () => {
     expect(first.headers.etag).toMatch(/^W\/"/);
     const again = await request(app).get('/feed.xml').set('If-None-Match', first.headers.etag);
     expect(again.status).toBe(304);
+    expect(again.headers.vary).toBe(first.headers.vary);
   });
 });
 
