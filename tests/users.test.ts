@@ -134,6 +134,36 @@ describe('PUT /users/current', () => {
     expect((await api.post('/auth/refresh-token').set('Cookie', first.refreshCookie)).status).toBe(200);
   });
 
+  it('takes one of two passwords changed at once from two devices, and keeps its device signed in alone', async () => {
+    const owner = await registerUser(ctx.app);
+    const devices = await Promise.all(
+      ['a', 'b', 'c'].map(async (name) => {
+        const login = await api.post('/auth/login').send({ email: owner.user.email, password: owner.password });
+        return { password: `password-of-device-${name}`, accessToken: login.body.accessToken as string };
+      }),
+    );
+    const bearer = (device: { accessToken: string }) => `Bearer ${device.accessToken}`;
+
+    const answers = await Promise.all(
+      devices.map((device) =>
+        api.put('/users/current').set('Authorization', bearer(device)).send({ password: device.password }),
+      ),
+    );
+
+    // whatever the order the changes land in, one holds; the others are refused, as their sessions are ended
+    expect(answers.map((answer) => answer.status).sort()).toEqual([200, 401, 401]);
+    const winner = devices[answers.findIndex((answer) => answer.status === 200)];
+    for (const [index, device] of devices.entries()) {
+      const expected = device === winner ? 200 : 401;
+      expect({ index, status: (await api.get('/users/current').set('Authorization', bearer(device))).status }).toEqual({
+        index,
+        status: expected,
+      });
+      const login = await api.post('/auth/login').send({ email: owner.user.email, password: device.password });
+      expect({ index, login: login.status }).toEqual({ index, login: device === winner ? 200 : 400 });
+    }
+  });
+
   it('answers 200 and changes nothing for an empty body', async () => {
     const signedIn = await registerUser(ctx.app);
     const response = await api.as(signedIn).put('/users/current').send({});

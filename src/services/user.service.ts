@@ -4,8 +4,8 @@
  */
 import { randomBytes } from 'node:crypto';
 import bcrypt from 'bcrypt';
-import { NotFound, RequestValidationError } from '../errors/http-errors';
-import type { Types } from 'mongoose';
+import { AuthenticationError, NotFound, RequestValidationError } from '../errors/http-errors';
+import mongoose, { type Types } from 'mongoose';
 import {
   ACTIVE_ACCOUNT,
   SOCIAL_NETWORKS,
@@ -137,6 +137,12 @@ export function createUserService(options: {
     }
   }
 
+  /** The account's password hash as stored now; none when the account is gone. */
+  async function storedPasswordOf(userId: Types.ObjectId): Promise<string | undefined> {
+    const stored = await UserModel.findById(userId, { password: 1 }).lean();
+    return stored?.password;
+  }
+
   /**
    * Applies a profile update given in the request's flat shape (first_name, website, ...), once the current
    * password is confirmed (confirmCurrentPassword). An empty string clears an optional field. Returns
@@ -147,6 +153,8 @@ export function createUserService(options: {
     update: ProfileUpdate,
     currentPassword?: string,
   ): Promise<{ passwordChanged: boolean; emailChanged: boolean }> {
+    // read before the check: a change made meanwhile from another session is then seen when this one saves
+    const passwordBefore = update.password === undefined ? undefined : await storedPasswordOf(user._id);
     await confirmCurrentPassword(user, update, currentPassword);
     const emailChanged = update.email !== undefined && update.email !== user.email;
     if (update.username !== undefined) user.username = update.username;
@@ -160,10 +168,25 @@ export function createUserService(options: {
       const link = update[network];
       if (link !== undefined) user.set(`socialLinks.${network}`, link || undefined);
     }
-    if (update.password !== undefined) user.password = await hashPassword(update.password);
+    if (update.password !== undefined) {
+      user.password = await hashPassword(update.password);
+      // Of two changes at once (two devices), the first to land wins and ends the other's session: the other
+      // saves nothing and is told so, rather than answer 200 for a password that is not the account's.
+      if (passwordBefore !== undefined) user.$where = { password: passwordBefore };
+    }
     try {
       await user.save();
     } catch (error) {
+      if (
+        error instanceof mongoose.Error.DocumentNotFoundError &&
+        passwordBefore !== undefined &&
+        (await UserModel.exists({ _id: user._id })) !== null
+      ) {
+        throw new AuthenticationError(
+          'The password was changed from another session meanwhile, which ended this one; sign in again',
+          'access_token_invalid',
+        );
+      }
       const field = duplicateUserField(error);
       if (field === 'email' || field === 'username') {
         throw RequestValidationError.forField(field, `This ${field} is already in use`, 'body', String(update[field]));
