@@ -2545,7 +2545,24 @@ export interface operations {
             404: components["responses"]["NotFound"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
-            429: components["responses"]["TooManyRequests"];
+            /** @description The global rate limit, or, on a request sending current_password, too many failed logins of this account: a wrong current_password counts as one, under LOGIN_MAX_FAILURES_PER_ACCOUNT within LOGIN_FAILURE_WINDOW. Wait Retry-After seconds. */
+            429: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Too many failed sign-in attempts, please try again later."
+                     *     }
+                     */
+                    "application/json": components["schemas"]["RateLimited"];
+                };
+            };
             500: components["responses"]["ServerError"];
             503: components["responses"]["ServiceUnavailable"];
         };

@@ -37,6 +37,13 @@ export function sessionIdOf(res: Response): Types.ObjectId {
 /** The signed-in user, or the anonymous viewer on a public read (PUBLIC_READS). */
 export const viewerOf = (res: Response): { _id: Types.ObjectId; role: Role } => res.locals.user ?? ANONYMOUS_VIEWER;
 
+/** Marks this request's `current_password` as wrong: the login throttle counts it as a failed login. */
+export function refuseCurrentPassword(res: Response): void {
+  res.locals.wrongCurrentPassword = true;
+}
+
+export const wasWrongCurrentPassword = (res: Response) => res.locals.wrongCurrentPassword === true;
+
 /** A value an earlier handler of the route must have put in `res.locals` (a loader, a validator). */
 export function loaded<K extends 'banner' | 'comment'>(res: Response, key: K): NonNullable<Express.Locals[K]> {
   const value = res.locals[key];

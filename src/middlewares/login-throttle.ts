@@ -4,7 +4,9 @@
  *
  * - per client IP: at most `maxFailuresPerIp` failed logins per window (any account, unknown emails too);
  * - per account (the normalised email): at most `maxFailuresPerAccount` failed logins per window, from
- *   any number of addresses. A successful login for that account clears its count.
+ *   any number of addresses. A successful login for that account clears its count. A wrong
+ *   `current_password` on a profile update counts against the same bound: it is a guess at the same
+ *   password, by whoever holds a session (a stolen access token must not try passwords without end).
  *
  * Past either bound, login answers 429 in the spec's shape (`{error}`) with Retry-After, until the
  * window ends: a victim is locked out for a while at most, never for good. Counts live in the shared
@@ -15,6 +17,7 @@ import type { Request, RequestHandler, Response } from 'express';
 import { MemoryStore, rateLimit, type Options, type RateLimitInfo, type Store } from 'express-rate-limit';
 import { matchedData } from 'express-validator';
 import type { Logger } from '../lib/logger';
+import { signedInUser, wasWrongCurrentPassword } from '../lib/request-locals';
 import { LOGIN_THROTTLE_MESSAGE } from '../schemas/auth';
 
 export interface LoginThrottleOptions {
@@ -33,6 +36,12 @@ export interface LoginThrottle {
   perAccount: RequestHandler;
   /** For the login controller, on success: the account's count starts again (fails open, like the counting). */
   clearFailuresOfAccount(req: Request): Promise<void>;
+  /**
+   * After authentication, on a request that confirms the current password: past the account's bound it
+   * answers 429 before any check; a wrong password (lib/request-locals.ts `refuseCurrentPassword`) counts as
+   * a failed login.
+   */
+  perAccountOfCurrentPassword: RequestHandler;
 }
 
 const succeeded = (_req: Request, res: Response) => res.statusCode < 400;
@@ -77,7 +86,20 @@ export function createLoginThrottle(options: LoginThrottleOptions): LoginThrottl
     }
   }
 
-  return { perIp, perAccount, clearFailuresOfAccount };
+  const perAccountOfCurrentPassword = rateLimit({
+    ...shared('account', 'loginFailuresOfAccount'),
+    limit: options.maxFailuresPerAccount,
+    store: perAccountStore,
+    // the key login counts under: the stored email is normalised as login's validated one is
+    keyGenerator: (_req, res) => `account:${signedInUser(res).email}`,
+    skip: (req) => (req.body as Record<string, unknown> | undefined)?.current_password === undefined,
+    skipSuccessfulRequests: true,
+    requestWasSuccessful: (_req, res) => !wasWrongCurrentPassword(res),
+    // the login's own store, on purpose: both count guesses at one password, under one bound
+    validate: { unsharedStore: false },
+  });
+
+  return { perIp, perAccount, clearFailuresOfAccount, perAccountOfCurrentPassword };
 }
 
 /**

@@ -1,4 +1,5 @@
 /** /users: the signed-in user's own account, and account administration for admins. */
+import { LOGIN_THROTTLE_MESSAGE } from '../schemas/auth';
 import { profileUpdateBody } from '../schemas/user';
 import {
   BEARER,
@@ -46,6 +47,13 @@ const userPaths: Paths = {
         '404': ref('responses', 'NotFound'),
         ...JSON_BODY_RESPONSES,
         ...COMMON_RESPONSES,
+        '429': respond(
+          'The global rate limit, or, on a request sending current_password, too many failed logins of this account: ' +
+            'a wrong current_password counts as one, under LOGIN_MAX_FAILURES_PER_ACCOUNT within LOGIN_FAILURE_WINDOW. ' +
+            'Wait Retry-After seconds.',
+          json(schemaRef('RateLimited'), { error: LOGIN_THROTTLE_MESSAGE }),
+          { headers: { 'Retry-After': ref('headers', 'RetryAfter') } },
+        ),
       },
     },
     delete: {

@@ -48,6 +48,12 @@ function usernameCandidate(base: string, attempt: number): string {
   return `${base.slice(0, USER_LIMITS.username - SUFFIX_LENGTH - 1)}-${suffix}`;
 }
 
+const CURRENT_PASSWORD_INCORRECT = 'Current password is incorrect';
+
+/** The refusal of a wrong `current_password` (a guess at the password, which the login throttle counts). */
+export const isWrongCurrentPassword = (error: unknown) =>
+  error instanceof RequestValidationError && error.errors.current_password?.msg === CURRENT_PASSWORD_INCORRECT;
+
 export function createUserService(options: {
   bcryptCost: number;
   authChanges: AuthChanges;
@@ -133,7 +139,7 @@ export function createUserService(options: {
     }
     const stored = await UserModel.findById(user._id).select('+password');
     if (!stored || !(await passwordMatches(stored, currentPassword))) {
-      throw RequestValidationError.forField('current_password', 'Current password is incorrect');
+      throw RequestValidationError.forField('current_password', CURRENT_PASSWORD_INCORRECT);
     }
   }
 

@@ -22,6 +22,8 @@ declare global {
       banner?: InspectedBanner;
       /** The comment named in the path, set by the comment controller's loadComment. */
       comment?: CommentDocument;
+      /** Set when the request's `current_password` was wrong: the login throttle counts it as a failed login. */
+      wrongCurrentPassword?: true;
     }
   }
 }

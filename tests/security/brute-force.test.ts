@@ -120,6 +120,38 @@ describe('per account', () => {
   });
 });
 
+describe('a profile update confirming the current password', () => {
+  it('counts a wrong current_password as a failed login: a stolen access token cannot guess the password without end', async () => {
+    const app = appWith();
+    const owner = await registerUser(ctx.app);
+    const update = (body: Record<string, string>) =>
+      agent(app).put('/users/current').set('Authorization', `Bearer ${owner.accessToken}`).send(body);
+
+    for (let attempt = 0; attempt < 3; attempt++) {
+      const guess = await update({ password: 'taken-over-1', current_password: `guess-${attempt}` });
+      expect(guess.status).toBe(400);
+      expect(Object.keys(guess.body.errors)).toEqual(['current_password']);
+    }
+    // the right password too, as at login; and login shares the account's bound
+    expectThrottled(await update({ password: 'taken-over-1', current_password: owner.password }), 15 * 60);
+    expectThrottled(await login(app, owner.user.email, owner.password), 15 * 60);
+    // what needs no password goes on; the password is still the owner's
+    expect((await update({ first_name: 'Still' })).status).toBe(200);
+    expect((await login(ctx.app, owner.user.email, owner.password)).status).toBe(200);
+  });
+
+  it('does not count a right current_password', async () => {
+    const app = appWith();
+    const owner = await registerUser(ctx.app);
+    const update = (body: Record<string, string>) =>
+      agent(app).put('/users/current').set('Authorization', `Bearer ${owner.accessToken}`).send(body);
+
+    for (let attempt = 0; attempt < 4; attempt++)
+      expect((await update({ first_name: `Name${attempt}`, current_password: owner.password })).status).toBe(200);
+    expect((await update({ password: 'a-new-password', current_password: owner.password })).status).toBe(200);
+  });
+});
+
 describe('per IP', () => {
   it('locks an address after LOGIN_MAX_FAILURES_PER_IP failures spread over many accounts, unknown emails included', async () => {
     const app = appWith({ LOGIN_MAX_FAILURES_PER_IP: '4' });

@@ -1,13 +1,13 @@
 /** /users: the signed-in user's own account, and account administration for admins. */
 import type { Request, Response } from 'express';
 import { matchedData } from 'express-validator';
-import { sessionIdOf, signedInUser } from '../../lib/request-locals';
+import { refuseCurrentPassword, sessionIdOf, signedInUser } from '../../lib/request-locals';
 import type { AccountEmailService } from '../../services/account-email.service';
 import type { AccountCleanup, AccountService } from '../../services/account.service';
 import { pageOf } from '../../services/pagination';
 import type { SessionService } from '../../services/session.service';
 import { profileUpdateOf } from '../../schemas/user';
-import type { UserService } from '../../services/user.service';
+import { isWrongCurrentPassword, type UserService } from '../../services/user.service';
 
 interface UserControllerDeps {
   users: UserService;
@@ -28,7 +28,12 @@ export function createUserController({ users, sessions, accounts, accountCleanup
       const user = signedInUser(res);
       const matched = matchedData<Parameters<typeof profileUpdateOf>[0] & { current_password?: string }>(req);
       const update = profileUpdateOf(matched);
-      const { passwordChanged, emailChanged } = await users.updateProfile(user, update, matched.current_password);
+      const { passwordChanged, emailChanged } = await users
+        .updateProfile(user, update, matched.current_password)
+        .catch((error: unknown) => {
+          if (isWrongCurrentPassword(error)) refuseCurrentPassword(res);
+          throw error;
+        });
       // A new password ends every other session; the one that changed it stays signed in.
       if (passwordChanged) await sessions.closeOtherSessions(user._id, sessionIdOf(res));
       // Links mailed to the old address stop working; the new one gets its own when verification is on.

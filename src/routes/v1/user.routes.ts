@@ -10,7 +10,13 @@ export function userRoutes(deps: RouteDeps): Router {
   const router = Router();
   router.use(deps.authenticate);
   router.get('/current', users.getCurrentUser);
-  router.put('/current', updateCurrentUserValidators, validate, users.updateCurrentUser);
+  router.put(
+    '/current',
+    deps.loginThrottle.perAccountOfCurrentPassword,
+    updateCurrentUserValidators,
+    validate,
+    users.updateCurrentUser,
+  );
   router.delete('/current', users.deleteCurrentUser);
   router.get('/', authorize('users:manage'), listUsersValidators, validate, users.listUsers);
   router.get('/:userId', authorize('users:manage'), userIdValidators, validate, users.getUser);
