@@ -295,6 +295,20 @@ describe('POST /auth/refresh-token', () => {
   });
 });
 
+describe('answers that carry tokens', () => {
+  it('are kept by no cache: register, login and refresh answer Cache-Control: no-store', async () => {
+    const email = uniqueEmail('no-store');
+    const registered = await api.post('/auth/register').send({ email, password: 'long enough' });
+    const login = await api.post('/auth/login').send({ email, password: 'long enough' });
+    const refreshed = await api.post('/auth/refresh-token').set('Cookie', login.headers['set-cookie'][0].split(';')[0]);
+
+    for (const answer of [registered, login, refreshed]) {
+      expect(answer.body.accessToken).toEqual(expect.any(String));
+      expect(answer.headers['cache-control']).toBe('no-store');
+    }
+  });
+});
+
 describe('POST /auth/logout', () => {
   it('answers 200 with a message, clears the cookie and ends the session', async () => {
     const signedIn = await registerUser(ctx.app);

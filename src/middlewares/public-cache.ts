@@ -38,6 +38,16 @@ export function keepPrivate(res: Response): void {
   res.vary('Authorization');
 }
 
+/**
+ * Answers of the sign-in routes, which carry tokens (register, login, refresh, a reset): kept by no cache at
+ * all, not even the browser's (RFC 6749 §5.1 asks the same of token answers). Those behind authentication
+ * are `private` (keepPrivate) instead.
+ */
+export function noStore(_req: Request, res: Response, next: NextFunction): void {
+  res.set('Cache-Control', 'no-store');
+  next();
+}
+
 export const publicCacheControl = ({ maxAgeSeconds, staleWhileRevalidateSeconds }: PublicCachePolicy) =>
   `public, max-age=${maxAgeSeconds}, stale-while-revalidate=${staleWhileRevalidateSeconds}`;
 

@@ -1,5 +1,6 @@
 import { Router } from 'express';
 import { createAuthController, REFRESH_COOKIE } from '../../controllers/v1/auth.controller';
+import { noStore } from '../../middlewares/public-cache';
 import { requireRefreshCookie } from '../../middlewares/refresh-cookie';
 import { validate } from '../../middlewares/validate';
 import {
@@ -18,6 +19,7 @@ export function authRoutes(deps: RouteDeps): Router {
   const auth = createAuthController(deps);
   const refreshCookie = requireRefreshCookie(REFRESH_COOKIE);
   const router = Router();
+  router.use(noStore);
   router.post('/register', registerValidators, validate, auth.register);
   router.post('/login', deps.loginThrottle.perIp, loginValidators, validate, deps.loginThrottle.perAccount, auth.login);
   router.post('/refresh-token', refreshCookie, refreshCookieValidators, noBodyFields, validate, auth.refreshToken);
