@@ -76,6 +76,18 @@ describe('POST /auth/reset-password', () => {
     await ctx.api.post('/auth/login').send({ email: owner.user.email, password: 'a brand new secret' }).expect(200);
   });
 
+  it("ends the account's login lock: the owner who proved the address signs in with the new password at once", async () => {
+    const owner = await registerUser(ctx.app);
+    const login = (password: string) => ctx.api.post('/auth/login').send({ email: owner.user.email, password });
+    for (let attempt = 0; attempt < 10; attempt++) expect((await login('a guessed password')).status).toBe(400);
+    expect((await login(owner.password)).status).toBe(429);
+
+    const token = await mailedResetToken(owner.user.email);
+    await ctx.api.post('/auth/reset-password').send({ token, password: 'the new password' }).expect(200);
+
+    expect((await login('the new password')).status).toBe(200);
+  });
+
   it('refuses a token used once already, an unknown one, and a malformed one with 400 on token', async () => {
     const { user } = await registerUser(ctx.app);
     const token = await mailedResetToken(user.email);

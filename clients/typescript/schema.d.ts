@@ -1888,7 +1888,7 @@ export interface operations {
             };
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
-            /** @description The global rate limit, or too many failed logins: LOGIN_MAX_FAILURES_PER_ACCOUNT for this account (from any address) or LOGIN_MAX_FAILURES_PER_IP from this address, within LOGIN_FAILURE_WINDOW. Wait Retry-After seconds; a successful login clears the account's count, and no lock outlasts its window. */
+            /** @description The global rate limit, or too many failed logins: LOGIN_MAX_FAILURES_PER_ACCOUNT for this account (from any address) or LOGIN_MAX_FAILURES_PER_IP from this address, within LOGIN_FAILURE_WINDOW. Wait Retry-After seconds; a successful login or password reset clears the account's count, and no lock outlasts its window. */
             429: {
                 headers: {
                     "RateLimit-Limit": components["headers"]["RateLimitLimit"];

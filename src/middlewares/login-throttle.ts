@@ -34,8 +34,11 @@ export interface LoginThrottle {
   perIp: RequestHandler;
   /** After the validators (it keys on the validated, lower-cased email): counts logins per account. */
   perAccount: RequestHandler;
-  /** For the login controller, on success: the account's count starts again (fails open, like the counting). */
-  clearFailuresOfAccount(req: Request): Promise<void>;
+  /**
+   * For a login that succeeded, or a password reset (which proves more than a login): the count of the
+   * account with this (stored, normalised) email starts again. Fails open, like the counting.
+   */
+  clearFailuresOfAccount(email: string): Promise<void>;
   /**
    * After authentication, on a request that confirms the current password: past the account's bound it
    * answers 429 before any check; a wrong password (lib/request-locals.ts `refuseCurrentPassword`) counts as
@@ -70,7 +73,8 @@ export function createLoginThrottle(options: LoginThrottleOptions): LoginThrottl
     requestWasSuccessful: succeeded,
   });
 
-  const accountKey = (req: Request) => `account:${String(matchedData(req).email)}`;
+  const keyOfAccount = (email: string) => `account:${email}`;
+  const accountKey = (req: Request) => keyOfAccount(String(matchedData(req).email));
   const perAccount = rateLimit({
     ...shared('account', 'loginFailuresOfAccount'),
     limit: options.maxFailuresPerAccount,
@@ -78,9 +82,9 @@ export function createLoginThrottle(options: LoginThrottleOptions): LoginThrottl
     keyGenerator: accountKey,
   });
   /** A successful login clears the account's count, before it answers: only consecutive failures lock. */
-  async function clearFailuresOfAccount(req: Request): Promise<void> {
+  async function clearFailuresOfAccount(email: string): Promise<void> {
     try {
-      await perAccountStore.resetKey(accountKey(req));
+      await perAccountStore.resetKey(keyOfAccount(email));
     } catch (error) {
       logger.warn('login throttle: could not clear the count of an account', { error: describeError(error) });
     }
@@ -91,7 +95,7 @@ export function createLoginThrottle(options: LoginThrottleOptions): LoginThrottl
     limit: options.maxFailuresPerAccount,
     store: perAccountStore,
     // the key login counts under: the stored email is normalised as login's validated one is
-    keyGenerator: (_req, res) => `account:${signedInUser(res).email}`,
+    keyGenerator: (_req, res) => keyOfAccount(signedInUser(res).email),
     skip: (req) => (req.body as Record<string, unknown> | undefined)?.current_password === undefined,
     skipSuccessfulRequests: true,
     requestWasSuccessful: (_req, res) => !wasWrongCurrentPassword(res),

@@ -109,7 +109,7 @@ const authPaths: Paths = {
           '429': respond(
             'The global rate limit, or too many failed logins: LOGIN_MAX_FAILURES_PER_ACCOUNT for this account (from any ' +
               'address) or LOGIN_MAX_FAILURES_PER_IP from this address, within LOGIN_FAILURE_WINDOW. Wait Retry-After ' +
-              "seconds; a successful login clears the account's count, and no lock outlasts its window.",
+              "seconds; a successful login or password reset clears the account's count, and no lock outlasts its window.",
             json(schemaRef('RateLimited'), { error: LOGIN_THROTTLE_MESSAGE }),
             { headers: { 'Retry-After': ref('headers', 'RetryAfter') } },
           ),

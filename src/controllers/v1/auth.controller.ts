@@ -31,7 +31,7 @@ export const REFRESH_COOKIE_PATH = `${API_BASE_PATH}/auth`;
 interface AuthControllerDeps {
   config: Config;
   /** The per-account count of failed logins (middlewares/login-throttle.ts), cleared by a successful one. */
-  loginThrottle: { clearFailuresOfAccount(req: Request): Promise<void> };
+  loginThrottle: { clearFailuresOfAccount(email: string): Promise<void> };
   sessions: SessionService;
   users: UserService;
   accountEmail: AccountEmailService;
@@ -94,7 +94,7 @@ export function createAuthController({ config, loginThrottle, sessions, users, a
           'wrong_password',
         );
       }
-      await loginThrottle.clearFailuresOfAccount(req);
+      await loginThrottle.clearFailuresOfAccount(user.email);
       sendLogin(res, 200, user, issued);
     },
 
@@ -136,6 +136,8 @@ export function createAuthController({ config, loginThrottle, sessions, users, a
       // shown in the answer, not saved from this copy, which an email change meanwhile would make stale
       if (await accountEmail.proveAddressOfReset(user)) user.set('emailVerified', true);
       await sessions.closeAllSessions(user._id);
+      // the owner proved the address: a lock that guesses at the old password set ends with it
+      await loginThrottle.clearFailuresOfAccount(user.email);
       sendLogin(res, 200, user, await sessions.openSession(user._id, originOf(req)));
     },
 
