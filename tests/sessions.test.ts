@@ -59,12 +59,26 @@ describe('GET /auth/sessions', () => {
         createdAt: expect.any(String),
         lastUsedAt: expect.any(String),
         userAgent: PHONE.slice(0, 200),
-        ip: expect.stringMatching(/127\.0\.0\.1|::1/),
+        ip: expect.stringMatching(/^(127\.0\.0\.1|::1)$/),
         current: false,
       },
       expect.objectContaining({ userAgent: FIREFOX, current: true }),
     ]);
     expect((await sessionsOf(phone)).map((session) => session.current)).toEqual([true, false]);
+  });
+
+  it('shows an IPv4 client as people write it, not as a dual-stack listener sees it (::ffff:203.0.113.9)', async () => {
+    const behindProxy = ctx.buildApp({ TRUST_PROXY: 'true' }).app;
+    const user = await registerUser(ctx.app);
+    const viaDualStack = await agent(behindProxy)
+      .post('/auth/login')
+      .set('X-Forwarded-For', '::ffff:203.0.113.9')
+      .send({ email: user.user.email, password: user.password })
+      .expect(200);
+
+    const sessions = await agent(behindProxy).as(viaDualStack.body.accessToken).get('/auth/sessions').expect(200);
+
+    expect(sessions.body.sessions[0]).toMatchObject({ current: true, ip: '203.0.113.9' });
   });
 
   it('shows null for what sessions opened before these fields were recorded lack', async () => {

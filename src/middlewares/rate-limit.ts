@@ -10,6 +10,7 @@
 import { isIPv4 } from 'node:net';
 import type { Request } from 'express';
 import { ipKeyGenerator, rateLimit, type Store } from 'express-rate-limit';
+import { plainAddress } from '../lib/client-address';
 import type { Logger } from '../lib/logger';
 
 export interface RateLimitOptions {
@@ -44,18 +45,14 @@ export function createRateLimiter(options: RateLimitOptions) {
   });
 }
 
-const MAPPED_IPV4 = '::ffff:';
-
 /**
  * The library's key (an IPv4 address, or an IPv6 address's /56), without its IPv6 parser for the
  * addresses that need none: an IPv4 client reaches a dual-stack listener as `::ffff:a.b.c.d`, and parsing
  * that as IPv6 took ~10 µs of every request.
  */
 function clientKey(req: Request): string {
-  const ip = req.ip ?? '';
-  if (isIPv4(ip)) return ip;
-  if (ip.startsWith(MAPPED_IPV4) && isIPv4(ip.slice(MAPPED_IPV4.length))) return ip.slice(MAPPED_IPV4.length);
-  return ipKeyGenerator(ip, 56);
+  const ip = plainAddress(req.ip ?? '');
+  return isIPv4(ip) ? ip : ipKeyGenerator(ip, 56);
 }
 
 function describeError(error: unknown) {

@@ -13,6 +13,7 @@ import {
   RequestValidationError,
   ServiceUnavailable,
 } from '../../errors/http-errors';
+import { plainAddress } from '../../lib/client-address';
 import { sessionIdOf, signedInUser } from '../../lib/request-locals';
 import {
   EMAIL_VERIFIED_ANSWER,
@@ -38,7 +39,10 @@ interface AuthControllerDeps {
 }
 
 /** What the session's owner will see of where it began; `req.ip` follows TRUST_PROXY. */
-const originOf = (req: Request): SessionOrigin => ({ userAgent: req.get('user-agent'), ip: req.ip });
+const originOf = (req: Request): SessionOrigin => ({
+  userAgent: req.get('user-agent'),
+  ip: req.ip === undefined ? undefined : plainAddress(req.ip),
+});
 
 /** A mailed token that does not hold (unknown, used, expired, another purpose): one answer for all. */
 const invalidToken = (label: string) =>
