@@ -51,6 +51,17 @@ describe('finding posts by their words', () => {
     expect(idsOf(await search('CAFÉ')).sort()).toEqual([accented._id, plain._id].sort());
   });
 
+  it('reads compatibility forms as their letters: "finance" finds the ligature of a PDF, "hedgehog" full-width letters', async () => {
+    const ligature = await publish('Quarterly notes', '<p>The ﬁnance team met.</p>');
+    const fullWidth = await publish('Ｗｉｄｅ ｈéｄｇｅｈｏｇｓ', '<p>Typed on a phone keyboard.</p>');
+
+    const found = await search('finance');
+    expect(idsOf(found)).toEqual([ligature._id]);
+    expect(markedWords(found.blogs[0])).toEqual(['ﬁnance']);
+    expect(idsOf(await search('ﬁnance'))).toEqual([ligature._id]);
+    expect(idsOf(await search('wide hedgehog'))).toEqual([fullWidth._id]);
+  });
+
   it('requires every word, in the title or the text', async () => {
     const both = await publish('Gardening tomatoes', '<p>Water them with patience.</p>');
     await publish('Gardening roses', '<p>Prune them in spring.</p>');

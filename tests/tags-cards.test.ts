@@ -3,6 +3,7 @@
  * tags with their counts, and each blog's excerpt and reading time, with `fields=card` leaving content out.
  */
 import request from 'supertest';
+import { PLAIN_TEXT_RULES } from '../src/lib/plain-text';
 import { BlogModel } from '../src/models/blog.model';
 import { backfillBlogText } from '../src/models/blog.migrations';
 import { captureLog } from './helpers/log-capture';
@@ -309,7 +310,7 @@ describe('text read out of block tags', () => {
     const byId = new Map(stored.map((blog) => [String(blog._id), blog]));
     expect(byId.get(derived._id)?.excerpt).toBe('Welcome to the glossary Kubernetes Container orchestrator b2 c3');
     expect(byId.get(custom._id)?.excerpt).toBe('Mine');
-    expect(stored.map((blog) => blog.get('textRules'))).toEqual([2, 2]);
+    expect(stored.map((blog) => blog.get('textRules'))).toEqual([PLAIN_TEXT_RULES, PLAIN_TEXT_RULES]);
     const found = await api.as(reader).get('/blogs/').query({ q: 'kubernetes orchestrator' }).expect(200);
     expect(idsOf(found.body)).toEqual(expect.arrayContaining([derived._id, custom._id]));
     expect(log.entries()).toContainEqual(expect.objectContaining({ level: 'info', count: 2 }));

@@ -92,7 +92,7 @@ const termOfWord = new Map();
 function termOf(word) {
   if (!termOfWord.has(word)) {
     const folded = word
-      .normalize('NFD')
+      .normalize('NFKD')
       .replace(/\p{M}+/gu, '')
       .toLowerCase();
     termOfWord.set(word, folded.length > 40 || STOP_WORDS.has(folded) ? undefined : stem(folded));

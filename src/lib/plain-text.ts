@@ -12,11 +12,12 @@ import sanitizeHtml from 'sanitize-html';
 const BLOCK_TAG =
   /<(\/?)(p|div|br|hr|li|ul|ol|dl|dt|dd|menu|h[1-6]|hgroup|header|footer|main|nav|section|article|aside|address|blockquote|pre|img|figure|figcaption|table|caption|thead|tbody|tfoot|tr|td|th)\b/gi;
 /**
- * The version of the rules that turn a blog's HTML into text (BLOCK_TAG above, plainTextOf): one more
- * whenever they change what a stored text would be. A blog stores the version its excerpt, reading time
- * and search terms were worked out by (`textRules`); the start-up backfill works those of any other out again.
+ * The version of the rules that turn a blog's HTML into text (BLOCK_TAG above, plainTextOf) and its text
+ * into search terms (lib/search-text.ts termOf): one more whenever they change what a stored excerpt or
+ * term would be. A blog stores the version its excerpt, reading time and search terms were worked out by
+ * (`textRules`); the start-up backfill works those of any other out again. 3: compatibility forms fold.
  */
-export const PLAIN_TEXT_RULES = 2;
+export const PLAIN_TEXT_RULES = 3;
 /** What sanitize-html escapes in text, decoded back: the excerpt is plain text, not HTML. */
 const ESCAPED: Record<string, string> = { '&amp;': '&', '&lt;': '<', '&gt;': '>', '&quot;': '"' };
 

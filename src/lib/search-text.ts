@@ -1,6 +1,8 @@
 /**
  * Words as search sees them: split on anything that is not a letter or digit, lower-cased, accents
- * folded ("Café" is "cafe"), English stop words (stopword's list) dropped, each reduced to its Porter2
+ * folded ("Café" is "cafe") and compatibility forms read as the letters they stand for (the ligature "ﬁ"
+ * of text pasted from a PDF is "fi", full-width "ｃａｆé" is "cafe", as tags read them), English stop
+ * words (stopword's list) dropped, each reduced to its Porter2
  * (Snowball) stem by wink-porter2-stemmer, so "running" and "runs" are one term. A blog stores the terms
  * of its title and text when written (services/blog.service.ts); a query is reduced the same way and
  * matched on those terms with an index, never with a regular expression, so no input becomes a pattern.
@@ -20,7 +22,7 @@ const TITLE_MARK = 't:';
 
 /** One word's term, or undefined for a stop word or an over-long one. */
 export function termOf(word: string): string | undefined {
-  const folded = word.normalize('NFD').replace(COMBINING_MARKS, '').toLowerCase();
+  const folded = word.normalize('NFKD').replace(COMBINING_MARKS, '').toLowerCase();
   if (folded.length > MAX_WORD_LENGTH || STOP_WORDS.has(folded)) return undefined;
   return stem(folded);
 }
