@@ -6,7 +6,7 @@
 import { API_BASE_PATH, API_VERSION } from '../config';
 import { authContract } from './auth.paths';
 import { blogContract } from './blogs.paths';
-import { headers, parameters, responses, schemas, securitySchemes } from './components';
+import { headers, JSON_BODY_RESPONSES, parameters, ref, responses, schemas, securitySchemes } from './components';
 import { previewContract } from './previews.paths';
 import { trashContract } from './trash.paths';
 import { webhookContract } from './webhooks.paths';
@@ -59,6 +59,24 @@ export function operationsOf(paths: Paths): DocumentedOperation[] {
   });
 }
 
+/**
+ * A write without a request body refuses one with content (validators/common.validators.ts, noBody): 415 for
+ * another type than JSON, 413 for one over the JSON limit, 400 naming each field of a JSON one. Said here once
+ * for every such operation, so that none documents less than it answers.
+ */
+function withBodyRefusals(paths: Paths): Paths {
+  const refusing = (operation: Operation): Operation => ({
+    ...operation,
+    responses: { '400': ref('responses', 'BadRequestOrValidation'), ...operation.responses, ...JSON_BODY_RESPONSES },
+  });
+  return Object.fromEntries(
+    Object.entries(paths).map(([template, item]) => {
+      const writes = HTTP_METHODS.filter((method) => method !== 'get' && item[method] && !item[method].requestBody);
+      return [template, { ...item, ...Object.fromEntries(writes.map((method) => [method, refusing(item[method]!)])) }];
+    }),
+  ) as Paths;
+}
+
 /** One part per resource module, in the order the reference page shows their tags. */
 const parts: ContractPart[] = [
   rootContract,
@@ -84,11 +102,13 @@ export function buildOpenApiDocument(): OpenApiDocument {
         'Users, blog posts, comments and likes over JSON. Access tokens go in `Authorization: Bearer`; the refresh ' +
         'token travels only in the `refreshToken` cookie (Path=/api/v1/auth). Every response carries the ' +
         'RateLimit-* headers; any operation may answer 429 `{error}` and 500 `{code: "ServerError", message}`; ' +
-        'those that use the database also 503 `{code: "ServiceUnavailable", message}` with Retry-After while it cannot be reached.',
+        'those that use the database also 503 `{code: "ServiceUnavailable", message}` with Retry-After while it cannot be reached. ' +
+        'A write without a request body takes none: no body, or `{}` as JSON, is fine; any other is refused, 415 when ' +
+        'it is not JSON and 400 `ValidationError` naming each field when it is.',
     },
     servers: [{ url: API_BASE_PATH, description: 'This server' }],
     tags: parts.flatMap((part) => part.tags),
-    paths: Object.assign({}, ...parts.map((part) => part.paths)) as Paths,
+    paths: withBodyRefusals(Object.assign({}, ...parts.map((part) => part.paths)) as Paths),
     components: {
       schemas: Object.assign({ ...schemas }, ...parts.map((part) => part.schemas ?? {})),
       responses,
