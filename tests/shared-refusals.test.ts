@@ -3,11 +3,13 @@
  * 401 without a token, 404 for an unknown well-formed id, 400 for a malformed id, 403 for a regular user
  * on an admin route. The routes come from the OpenAPI document (tests/helpers/routes.ts reads the ones the
  * app registers; tests/contract/drift.test.ts keeps the two equal), and a first test in each table names
- * them, so that a route cannot fall out of a table unnoticed. Each resource's own file tests what is its own.
+ * them, so that a route cannot fall out of a table unnoticed. A body sent to a write that takes none is refused too
+ * (415 for another type than JSON, 400 for a JSON field), as docs/spa.md says. Each resource's own file tests what is its own.
  */
 import type { Express } from 'express';
 import request from 'supertest';
 import { UNVERIFIED_EMAIL_MESSAGE } from '../src/schemas/auth';
+import { JSON_CONTENT_TYPE_MESSAGE } from '../src/validators/common.validators';
 import { buildOpenApiDocument, operationsOf, type DocumentedOperation } from '../src/openapi/document';
 import { DeliveryModel, WebhookModel } from '../src/models/webhook.model';
 import { createBlog } from './helpers/blogs';
@@ -251,4 +253,61 @@ describe('every write others see, by an unverified account (EMAIL_VERIFICATION=r
       expect(response.body).toEqual({ code: 'AuthorizationError', message: UNVERIFIED_EMAIL_MESSAGE });
     },
   );
+});
+
+describe('a body sent to a write that takes none', () => {
+  const withoutBody = operations.filter(({ method, operation }) => method !== 'get' && !operation.requestBody);
+
+  it('covers every write of the contract without a request body', () => {
+    expect(withoutBody.map(name).sort()).toEqual(
+      [
+        'POST /auth/refresh-token',
+        'POST /auth/logout',
+        'DELETE /auth/sessions',
+        'POST /auth/verify-email/resend',
+        'DELETE /users/current',
+        'DELETE /trash/',
+        'POST /trash/{blogId}/restore',
+        ...ROUTES_WITH_ID.filter((route) => route.startsWith('DELETE ')),
+        'POST /likes/blog/{blogId}',
+        'POST /webhooks/{webhookId}/deliveries/{deliveryId}/replay',
+      ].sort(),
+    );
+  });
+
+  /** The request as the route's allowed user would make it (the refresh cookie too, for refresh and logout). */
+  const asAllowed = (operation: DocumentedOperation) => {
+    const user = allowedUser(operation);
+    return call(operation, user).set('Cookie', user.refreshCookie);
+  };
+
+  describe.each(withoutBody.map((operation) => [name(operation), operation] as const))('%s', (_name, operation) => {
+    it.each([
+      ['a form', 'application/x-www-form-urlencoded', 'refreshToken=abc&x=1'],
+      ['a text', 'text/plain', 'hello'],
+    ])('refuses %s body (%s) with 415 and changes nothing', async (_kind, type, content) => {
+      const response = await expectDatabaseUnchanged(() =>
+        asAllowed(operation).set('Content-Type', type).send(content),
+      );
+      expectCleanRefusal(response, 415);
+      expect(response.body).toEqual({ code: 'BadRequest', message: JSON_CONTENT_TYPE_MESSAGE });
+    });
+
+    it('refuses a JSON field with 400 naming it, its value never echoed, and changes nothing', async () => {
+      const response = await expectDatabaseUnchanged(() => asAllowed(operation).send({ password: 'password123' }));
+      expectCleanRefusal(response, 400);
+      expect(response.body).toEqual({
+        code: 'ValidationError',
+        errors: {
+          password: {
+            type: 'field',
+            value: '',
+            msg: 'Unknown field "password" (this request takes no body fields)',
+            path: 'password',
+            location: 'body',
+          },
+        },
+      });
+    });
+  });
 });

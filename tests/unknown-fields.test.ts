@@ -7,7 +7,7 @@ import type { JsonSchema } from '../src/openapi/types';
 import { createBlog } from './helpers/blogs';
 import { makeImage } from './helpers/images';
 import { useTestApp } from './helpers/test-app';
-import { uniqueEmail } from './helpers/users';
+import { refreshCookieOf, registerUser, uniqueEmail } from './helpers/users';
 
 const ctx = useTestApp();
 const api = ctx.api;
@@ -98,6 +98,85 @@ describe('bodies that take no fields, and comments', () => {
 
     expect(response.status).toBe(400);
     expect(response.body.errors).toEqual({ text: unknownField('text', 'Hi') });
+  });
+});
+
+describe('writes that take no body (docs/spa.md: "anything on refresh or logout", every DELETE)', () => {
+  /** A user of its own for each test, so that nothing one test ends or deletes touches another. */
+  const freshUser = () => registerUser(ctx.app);
+  const refreshes = (cookie: string) => api.post('/auth/refresh-token').set('Cookie', cookie);
+
+  it('refuse a form or a text body on refresh-token with 415, setting no cookie', async () => {
+    const owner = await freshUser();
+    const form = await refreshes(owner.refreshCookie)
+      .set('Content-Type', 'application/x-www-form-urlencoded')
+      .send('refreshToken=abc&x=1');
+    const text = await refreshes(owner.refreshCookie).set('Content-Type', 'text/plain').send('hello');
+
+    for (const response of [form, text]) {
+      expect(response.status).toBe(415);
+      expect(response.headers['set-cookie']).toBeUndefined();
+    }
+  });
+
+  it('refuse a text body on logout with 415, and the session lives on', async () => {
+    const owner = await freshUser();
+    const response = await api
+      .as(owner)
+      .post('/auth/logout')
+      .set('Cookie', owner.refreshCookie)
+      .set('Content-Type', 'text/plain')
+      .send('hello');
+
+    expect(response.status).toBe(415);
+    expect((await refreshes(owner.refreshCookie)).status).toBe(200);
+  });
+
+  it('refuse {"all": true} on ending the other sessions with 400, and they live on', async () => {
+    const owner = await freshUser();
+    const elsewhere = await api.post('/auth/login').send({ email: owner.user.email, password: owner.password });
+    const response = await api.as(owner).delete('/auth/sessions').send({ all: true });
+
+    expect(response.status).toBe(400);
+    expect(response.body.errors).toEqual({ all: unknownField('all', 'true') });
+    expect((await refreshes(refreshCookieOf(elsewhere))).status).toBe(200);
+  });
+
+  it('refuse a password "confirming" an account deletion, or a form, and the account stays', async () => {
+    const owner = await freshUser();
+    const confirmed = await api.as(owner).delete('/users/current').send({ password: owner.password });
+    const field = await api.as(owner).delete('/users/current').send({ x: 1 });
+    const form = await api.as(owner).delete('/users/current').type('form').send('x=1');
+
+    expect(confirmed.status).toBe(400);
+    expect(confirmed.body.errors).toEqual({ password: unknownField('password', owner.password) });
+    expect(field.body.errors).toEqual({ x: unknownField('x', '1') });
+    expect(form.status).toBe(415);
+    expect((await api.as(owner).get('/users/current')).status).toBe(200);
+  });
+
+  it('refuse a JSON array as they refuse an object with fields', async () => {
+    const owner = await freshUser();
+    const response = await api
+      .as(owner)
+      .delete('/users/current')
+      .send([{ password: owner.password }]);
+
+    expect(response.status).toBe(400);
+    expect(response.body.code).toBe('ValidationError');
+    expect((await api.as(owner).get('/users/current')).status).toBe(200);
+  });
+
+  it("accept no body, or an empty JSON object, as the interface's clients send", async () => {
+    const owner = await freshUser();
+    await api.post('/auth/login').send({ email: owner.user.email, password: owner.password }).expect(200);
+
+    expect((await refreshes(owner.refreshCookie).send({})).status).toBe(200);
+    // a type without content is no body
+    expect((await refreshes(owner.refreshCookie).set('Content-Type', 'text/plain')).status).toBe(200);
+    expect((await api.as(owner).delete('/auth/sessions').send({})).status).toBe(204);
+    expect((await api.as(owner).delete('/users/current').send({})).status).toBe(204);
+    expect((await api.as(owner).get('/users/current')).status).toBe(401);
   });
 });
 

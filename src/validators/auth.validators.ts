@@ -18,7 +18,5 @@ export const verifyEmailValidators = jsonBody(verifyEmailBody);
 
 /** The cookie is checked for presence first (401, see requireRefreshCookie); here only its form. */
 export const refreshCookieValidators = [cookie('refreshToken').isJWT().withMessage('Refresh token must be a JWT')];
-/** Refresh and logout take no body: any field sent is a client mistake worth hearing about. */
-export const noBodyFields = onlyFields([]);
 
 export const sessionIdValidators = [objectIdParam('sessionId', 'Session id')];

@@ -7,6 +7,7 @@ import type { NextFunction, Request, RequestHandler, Response } from 'express';
 import { body, checkSchema, param, type ParamSchema, type ValidationChain } from 'express-validator';
 import { UnsupportedMediaType } from '../errors/http-errors';
 import { PAGE_QUERY } from '../schemas/common';
+import { onlyFields } from './unknown-fields';
 
 export const JSON_OBJECT_MESSAGE = 'Request body must be a JSON object';
 /**
@@ -36,6 +37,15 @@ export function jsonContentType(req: Request, _res: Response, next: NextFunction
   if (hasBody && !req.is('application/json')) throw new UnsupportedMediaType(JSON_CONTENT_TYPE_MESSAGE);
   next();
 }
+
+/**
+ * The steps of a write that takes no body (refresh, logout, a like, every DELETE): a body with content
+ * is refused as a JSON route refuses it, 415 for another type and 400 naming each field of a JSON one, rather
+ * than ignored. A SPA sending `{"password": ...}` to confirm deleting an account would otherwise see the
+ * account deleted with no check made. No body, or `{}`, passes: the interface's clients send none.
+ * Needs `validate` after it (the JSON-object check).
+ */
+export const noBody: RequestHandler[] = [jsonContentType, onlyFields([]), jsonObjectBody];
 
 export function objectIdParam(name: string, label: string): ValidationChain {
   return param(name).isMongoId().withMessage(`${label} must be a valid id`);

@@ -3,10 +3,10 @@ import { createAuthController, REFRESH_COOKIE } from '../../controllers/v1/auth.
 import { noStore } from '../../middlewares/public-cache';
 import { requireRefreshCookie } from '../../middlewares/refresh-cookie';
 import { validate } from '../../middlewares/validate';
+import { noBody } from '../../validators/common.validators';
 import {
   forgotPasswordValidators,
   loginValidators,
-  noBodyFields,
   refreshCookieValidators,
   registerValidators,
   resetPasswordValidators,
@@ -22,16 +22,8 @@ export function authRoutes(deps: RouteDeps): Router {
   router.use(noStore);
   router.post('/register', registerValidators, validate, auth.register);
   router.post('/login', deps.loginThrottle.perIp, loginValidators, validate, deps.loginThrottle.perAccount, auth.login);
-  router.post('/refresh-token', refreshCookie, refreshCookieValidators, noBodyFields, validate, auth.refreshToken);
-  router.post(
-    '/logout',
-    deps.authenticate,
-    refreshCookie,
-    refreshCookieValidators,
-    noBodyFields,
-    validate,
-    auth.logout,
-  );
+  router.post('/refresh-token', refreshCookie, refreshCookieValidators, noBody, validate, auth.refreshToken);
+  router.post('/logout', deps.authenticate, refreshCookie, refreshCookieValidators, noBody, validate, auth.logout);
   // mailed links: the mail throttle bounds what one client, and what one address, can set off
   const { mailThrottle } = deps;
   router.post(
@@ -47,14 +39,14 @@ export function authRoutes(deps: RouteDeps): Router {
   router.post(
     '/verify-email/resend',
     deps.authenticate,
-    noBodyFields,
+    noBody,
     validate,
     mailThrottle.perIp,
     mailThrottle.perAddressOfUser,
     auth.resendVerification,
   );
   router.get('/sessions', deps.authenticate, auth.listSessions);
-  router.delete('/sessions', deps.authenticate, auth.endOtherSessions);
-  router.delete('/sessions/:sessionId', deps.authenticate, sessionIdValidators, validate, auth.endSession);
+  router.delete('/sessions', deps.authenticate, noBody, validate, auth.endOtherSessions);
+  router.delete('/sessions/:sessionId', deps.authenticate, sessionIdValidators, noBody, validate, auth.endSession);
   return router;
 }

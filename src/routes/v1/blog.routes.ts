@@ -6,6 +6,7 @@ import { authenticateUnlessPublicRead } from '../../middlewares/optional-authent
 import { publicWhenAnonymous } from '../../middlewares/public-cache';
 import { uploadBanner } from '../../middlewares/upload';
 import { validate } from '../../middlewares/validate';
+import { noBody } from '../../validators/common.validators';
 import {
   blogIdValidators,
   blogSlugValidators,
@@ -51,7 +52,7 @@ export function blogRoutes(deps: RouteDeps): Router {
     validate,
     blogs.updateBlog,
   );
-  router.delete('/:blogId', authorize('blogs:manage'), deleteBlogValidators, validate, blogs.deleteBlog);
+  router.delete('/:blogId', authorize('blogs:manage'), deleteBlogValidators, noBody, validate, blogs.deleteBlog);
   return router;
 }
 
@@ -75,6 +76,6 @@ export function previewRoutes(deps: RouteDeps): Router {
   router.get('/preview/:token', previewTokenValidators, validate, previews.read);
   const admins = [deps.authenticate, authorize('blogs:manage')];
   router.post('/:blogId/preview-link', ...admins, createPreviewLinkValidators, validate, previews.create);
-  router.delete('/:blogId/preview-link', ...admins, blogIdValidators, validate, previews.revoke);
+  router.delete('/:blogId/preview-link', ...admins, blogIdValidators, noBody, validate, previews.revoke);
   return router;
 }

@@ -5,6 +5,7 @@ import { authorize, authorizeOwnerOr } from '../../middlewares/authorize';
 import { authenticateUnlessPublicRead } from '../../middlewares/optional-authenticate';
 import { publicWhenAnonymous } from '../../middlewares/public-cache';
 import { validate } from '../../middlewares/validate';
+import { noBody } from '../../validators/common.validators';
 import {
   addCommentValidators,
   commentIdValidators,
@@ -28,6 +29,7 @@ export function commentRoutes(deps: RouteDeps): Router {
   router.delete(
     '/:commentId',
     commentIdValidators,
+    noBody,
     validate,
     comments.loadComment,
     authorizeOwnerOr('comments:moderate', (res) => loaded(res, 'comment').author),

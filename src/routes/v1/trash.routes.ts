@@ -3,7 +3,7 @@ import { createTrashController } from '../../controllers/v1/trash.controller';
 import { authorize } from '../../middlewares/authorize';
 import { validate } from '../../middlewares/validate';
 import { blogIdValidators } from '../../validators/blog.validators';
-import { pagination } from '../../validators/common.validators';
+import { noBody, pagination } from '../../validators/common.validators';
 import type { RouteDeps } from './deps';
 
 /** Admins only, as deleting is. */
@@ -12,8 +12,8 @@ export function trashRoutes(deps: RouteDeps): Router {
   const router = Router();
   router.use(deps.authenticate, authorize('blogs:manage'));
   router.get('/', pagination, validate, trash.list);
-  router.delete('/', trash.empty);
-  router.post('/:blogId/restore', blogIdValidators, validate, trash.restore);
-  router.delete('/:blogId', blogIdValidators, validate, trash.purge);
+  router.delete('/', noBody, validate, trash.empty);
+  router.post('/:blogId/restore', blogIdValidators, noBody, validate, trash.restore);
+  router.delete('/:blogId', blogIdValidators, noBody, validate, trash.purge);
   return router;
 }

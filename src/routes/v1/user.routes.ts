@@ -2,6 +2,7 @@ import { Router } from 'express';
 import { createUserController } from '../../controllers/v1/user.controller';
 import { authorize } from '../../middlewares/authorize';
 import { validate } from '../../middlewares/validate';
+import { noBody } from '../../validators/common.validators';
 import { listUsersValidators, updateCurrentUserValidators, userIdValidators } from '../../validators/user.validators';
 import type { RouteDeps } from './deps';
 
@@ -17,9 +18,9 @@ export function userRoutes(deps: RouteDeps): Router {
     validate,
     users.updateCurrentUser,
   );
-  router.delete('/current', users.deleteCurrentUser);
+  router.delete('/current', noBody, validate, users.deleteCurrentUser);
   router.get('/', authorize('users:manage'), listUsersValidators, validate, users.listUsers);
   router.get('/:userId', authorize('users:manage'), userIdValidators, validate, users.getUser);
-  router.delete('/:userId', authorize('users:manage'), userIdValidators, validate, users.deleteUser);
+  router.delete('/:userId', authorize('users:manage'), userIdValidators, noBody, validate, users.deleteUser);
   return router;
 }

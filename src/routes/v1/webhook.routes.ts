@@ -2,6 +2,7 @@ import { Router } from 'express';
 import { createWebhookController } from '../../controllers/v1/webhook.controller';
 import { authorize } from '../../middlewares/authorize';
 import { validate } from '../../middlewares/validate';
+import { noBody } from '../../validators/common.validators';
 import {
   listDeliveriesValidators,
   listWebhooksValidators,
@@ -18,8 +19,8 @@ export function webhookRoutes(deps: RouteDeps): Router {
   router.use(deps.authenticate, authorize('webhooks:manage'));
   router.post('/', registerWebhookValidators, validate, webhooks.register);
   router.get('/', listWebhooksValidators, validate, webhooks.list);
-  router.delete('/:webhookId', webhookIdValidators, validate, webhooks.remove);
+  router.delete('/:webhookId', webhookIdValidators, noBody, validate, webhooks.remove);
   router.get('/:webhookId/deliveries', listDeliveriesValidators, validate, webhooks.listDeliveries);
-  router.post('/:webhookId/deliveries/:deliveryId/replay', replayValidators, validate, webhooks.replay);
+  router.post('/:webhookId/deliveries/:deliveryId/replay', replayValidators, noBody, validate, webhooks.replay);
   return router;
 }
