@@ -96,7 +96,10 @@ describe('POST /blogs/', () => {
   it('derives URL-friendly slugs from any title', async () => {
     const accented = await createBlog(ctx.app, admin, { title: 'Ça va, Wörld? <3 & more' });
     const symbols = await createBlog(ctx.app, admin, { title: '東京' });
+    // symbols are dropped, never spelled out ("dollar5", "100percent", "love")
+    const priced = await createBlog(ctx.app, admin, { title: '100% fun & games $5 ♥ ©' });
     expect(accented.slug).toBe('ca-va-world-3-more');
+    expect(priced.slug).toBe('100-fun-games-5');
     expect(symbols.slug).toMatch(/^post(-[a-f0-9]{6})?$/);
   });
 

@@ -42,6 +42,14 @@ describe('tags on the forms', () => {
     expect(idsOf(tagged.body)).toEqual([blog._id]);
   });
 
+  it('drops symbols rather than spell them out, in ?tag= too: "$money" is "money", "100%" is "100"', async () => {
+    const blog = await createBlog(ctx.app, admin, { status: 'published', tags: ['$money', '100%', 'I♥NY', 'R&D'] });
+    expect(blog.tags).toEqual(['money', '100', 'iny', 'r-d']);
+    const tagged = await api.as(reader).get('/blogs/').query({ tag: '€money' }).expect(200);
+    expect(idsOf(tagged.body)).toEqual([blog._id]);
+    expectFieldError(await api.as(reader).get('/blogs/').query({ tag: '%' }), 'tag', 'query');
+  });
+
   it('takes repeated fields and comma-separated ones alike', async () => {
     const repeated = await createBlog(ctx.app, admin, { tags: ['one', 'two'] });
     const commas = await createBlog(ctx.app, admin, { tags: 'one, two' });
@@ -60,6 +68,7 @@ describe('tags on the forms', () => {
     ['a tag of 500 characters', ['b'.repeat(500)]],
     ['an empty tag among others', 'one,,two'],
     ['a tag with nothing usable in it', ['!!!']],
+    ['a tag of symbols only, which are dropped, not spelled out', ['$%♥']],
   ])('refuses %s with a ValidationError on tags, creating nothing', async (_case, tags) => {
     const before = (await api.as(admin).get('/blogs/').expect(200)).body.total;
     expectFieldError(await postBlog(ctx.app, admin, { tags }), 'tags');

@@ -33,15 +33,27 @@ export const BLOG_LIST_FIELDS = ['card'] as const;
 const TAG_PATTERN = '^[a-z0-9]+(?:-[a-z0-9]+)*$';
 const TAG_RULE = `lowercase letters, digits and single hyphens, 1 to ${BLOG_LIMITS.tag} characters`;
 
+const MARKUP = /[<>&"']/g;
+/** Symbols (currency, maths, arrows, emoji, ©) and "%", the punctuation slugify's table spells out. */
+const SPELLED_OUT = /[\p{S}%]/gu;
+
 /**
- * A tag as stored and matched: "Node JS" and "node-js" are one tag; nothing usable left gives "". Letters
- * written as compatibility forms (the ligature "ﬁ" of text pasted from a PDF, full-width "ＡＰＩ") are read as
- * the letters they stand for first, or they would be dropped ("ﬁnance" was "nance"); other symbols go
- * ("C++" is "c").
+ * Text as lower-case ASCII words joined by single hyphens, the rule slugs and tags share ("Hello, Wörld!" is
+ * "hello-world"): letters written as compatibility forms read as those letters first (the ligature "ﬁ" of a
+ * PDF, full-width "ＡＰＩ"), accents folded, and every other character dropped. slugify would spell some
+ * symbols out from its table ("$5" as "dollar5", "100%" as "100percent", "I♥NY" as "iloveny", "<3" as
+ * "less3"): symbols go before it sees them, and markup characters part words. "" when nothing is left.
  */
-export function normaliseTag(tag: string): string {
-  return slugify(tag.normalize('NFKC').replace(/[<>&"']/g, ' '), { lower: true, strict: true, trim: true });
+export function urlWordsOf(text: string): string {
+  const bare = text.normalize('NFKC').replace(MARKUP, ' ').replace(SPELLED_OUT, '');
+  return slugify(bare, { lower: true, strict: true, trim: true });
 }
+
+/**
+ * A tag as stored and matched, by the rule of slugs (urlWordsOf): "Node JS" and "node-js" are one tag,
+ * "ﬁnance" is "finance", "C++" is "c" and "$money" is "money"; nothing usable left gives "".
+ */
+export const normaliseTag = (tag: string): string => urlWordsOf(tag);
 
 export const BANNER_LIMITS = {
   bytes: 2 * 1024 * 1024,

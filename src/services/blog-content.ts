@@ -4,7 +4,7 @@
  * and a URL-friendly slug from the title.
  */
 import sanitizeHtml from 'sanitize-html';
-import slugify from 'slugify';
+import { urlWordsOf } from '../schemas/blog';
 
 const SANITIZE_OPTIONS: sanitizeHtml.IOptions = {
   allowedTags: [...sanitizeHtml.defaults.allowedTags, 'img'],
@@ -30,10 +30,9 @@ export function sanitizeBlogContent(html: string): string {
 
 const SLUG_MAX_LENGTH = 80;
 
-/** "Hello, Wörld!" gives "hello-world"; a title with no usable letters gives "post". */
+/** "Hello, Wörld!" gives "hello-world" (schemas/blog.ts urlWordsOf); a title with no usable letters gives "post". */
 export function slugBaseFromTitle(title: string): string {
-  // slugify spells some symbols out ("<" becomes "less"); markup characters are simply dropped
-  const slug = slugify(title.replace(/[<>&"']/g, ' '), { lower: true, strict: true, trim: true });
+  const slug = urlWordsOf(title);
   const cut = slug.length > SLUG_MAX_LENGTH ? slug.slice(0, SLUG_MAX_LENGTH).replace(/-[^-]*$/, '') : slug;
   return cut.replace(/^-+|-+$/g, '') || 'post';
 }
