@@ -86,6 +86,7 @@ describe('GET /feed.xml', () => {
     ['tag', `tag=${'x'.repeat(500)}`],
     ['tag', 'tag=a&tag=b'],
     ['tag', 'tag=%20%21'],
+    ['tag', 'tag=%24'],
     ['author', 'author=nobody'],
     ['author', 'author=5f0000000000000000000000&author=5f0000000000000000000000'],
   ])("refuses a bad %s with the spec's 400 (%s)", async (field, query) => {
