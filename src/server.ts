@@ -34,7 +34,7 @@ import {
 import { settleWithin } from './lib/timeout';
 import { createReconciliationService } from './services/reconciliation.service';
 import { createBannerStorage, type BannerStorage } from './services/storage';
-import { backfillUsernameKeys } from './models/user.migrations';
+import { backfillEmailForms, backfillUsernameKeys } from './models/user.migrations';
 import { backfillBlogText } from './models/blog.migrations';
 import { createWebhookEventRecorder } from './services/webhook-events';
 import { createPublishScheduler } from './services/publish-scheduler';
@@ -55,6 +55,7 @@ async function main(): Promise<void> {
   const database = await startDatabase(config, logger);
   const metrics = startMetrics(config);
   await backfillUsernameKeys(logger);
+  await backfillEmailForms(logger);
   const redis = await startRedis(config, logger, metrics);
   const storage = startBannerStorage(config, logger);
   const lifecycle: Lifecycle = { shuttingDown: false };

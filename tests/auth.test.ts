@@ -1,7 +1,10 @@
 import bcrypt from 'bcrypt';
+import mongoose from 'mongoose';
 import request from 'supertest';
 import { SessionModel } from '../src/models/session.model';
+import { backfillEmailForms } from '../src/models/user.migrations';
 import { UserModel } from '../src/models/user.model';
+import { captureLog } from './helpers/log-capture';
 import { useTestApp } from './helpers/test-app';
 import { refreshCookieOf, registerUser, uniqueEmail } from './helpers/users';
 
@@ -71,6 +74,27 @@ describe('POST /auth/register', () => {
     expect(response.status).toBe(400);
     expect(response.body.code).toBe('ValidationError');
     expect(response.body.errors.email).toMatchObject({ path: 'email', location: 'body', msg: expect.any(String) });
+  });
+
+  it('takes one mailbox written two ways as one account: a decomposed accent, the xn-- form of a domain', async () => {
+    const first = await register({ email: 'Uni@EXÄMPLE.com', password: 'password123' });
+    expect(first.status).toBe(201);
+    expect(first.body.user.email).toBe('uni@xn--exmple-cua.com');
+
+    for (const twin of [`uni@${'exämple.com'.normalize('NFD')}`, 'uni@xn--exmple-cua.com', 'uni@exämple.com']) {
+      const again = await register({ email: twin, password: 'password123' });
+      expect({ twin, status: again.status, field: Object.keys(again.body.errors ?? {}) }).toEqual({
+        twin,
+        status: 400,
+        field: ['email'],
+      });
+      const login = await api.post('/auth/login').send({ email: twin, password: 'password123' });
+      expect({ twin, status: login.status, id: login.body.user?._id }).toEqual({
+        twin,
+        status: 200,
+        id: first.body.user._id,
+      });
+    }
   });
 
   it('registers a whitelisted email as admin, comparing the whitelist case-insensitively', async () => {
@@ -292,6 +316,42 @@ describe('POST /auth/refresh-token', () => {
     await api.as(signedIn).post('/auth/logout').set('Cookie', signedIn.refreshCookie).expect(200);
     const response = await api.post('/auth/refresh-token').set('Cookie', signedIn.refreshCookie);
     expect(response.status).toBe(401);
+  });
+});
+
+describe('addresses stored before they were written in one form', () => {
+  it('are written in it at start-up, so their owners still sign in; a second account of one mailbox is logged', async () => {
+    const now = new Date();
+    const stored = async (email: string, username: string) => ({
+      _id: new mongoose.Types.ObjectId(),
+      username,
+      usernameKey: username.toLowerCase(),
+      email,
+      password: await bcrypt.hash('password123', 4),
+      role: 'user',
+      deletingAt: null,
+      createdAt: now,
+      updatedAt: now,
+    });
+    const decomposed = await stored('zoe@zürich.example'.normalize('NFD'), 'zoe1');
+    const ascii = await stored('kim@xn--exmple-cua.org', 'kim1');
+    const twin = await stored('kim@exämple.org', 'kim2');
+    await UserModel.collection.insertMany([decomposed, ascii, twin]);
+    const log = captureLog('info');
+
+    await backfillEmailForms(log.logger);
+
+    const emails = await UserModel.collection
+      .find({ _id: { $in: [decomposed._id, ascii._id, twin._id] } }, { sort: { username: 1 } })
+      .toArray();
+    expect(emails.map((user) => user.email)).toEqual([
+      'kim@xn--exmple-cua.org',
+      'kim@exämple.org',
+      'zoe@xn--zrich-kva.example',
+    ]);
+    expect(log.entries()).toContainEqual(expect.objectContaining({ level: 'warn', userId: String(twin._id) }));
+    const login = await api.post('/auth/login').send({ email: 'Zoe@ZÜRICH.example', password: 'password123' });
+    expect(login.status).toBe(200);
   });
 });
 

@@ -15,13 +15,14 @@ import { ConfigError } from '../config';
 import { DEVELOPMENT_SECRETS_FILE, loadProcessConfig } from '../config/process';
 import { announceAuthChangeOnce } from '../lib/redis';
 import { UserModel } from '../models/user.model';
+import { canonicalEmail } from '../schemas/user';
 import { withCommandDatabase } from './database';
 
 const USAGE = 'usage: npm run make-admin -- <email of an existing account>';
 
 /** Promotes the account; `announce` tells the running instances, which may have cached its old role. */
 export async function makeAdmin(email: string, announce: (userId: string) => Promise<void>): Promise<string> {
-  const user = await UserModel.findOne({ email: email.trim().toLowerCase() });
+  const user = await UserModel.findOne({ email: canonicalEmail(email.trim()) });
   if (!user)
     throw new Error(
       `no account with the email ${email}: register it first (POST /api/v1/auth/register), then run this again`,

@@ -13,6 +13,7 @@ import { hasReadableHosts } from './mongodb-uri';
 import { readNamedParts } from './named-parts';
 import { parsePublicReads, PUBLIC_READS_FORMAT, type PublicCachePolicy } from './public-reads';
 import { TRASH_RETENTION } from '../schemas/trash';
+import { canonicalEmail } from '../schemas/user';
 
 export { ConfigError };
 export { API_BASE_PATH, API_VERSION } from './api';
@@ -655,7 +656,7 @@ export function loadConfig(
       accessTtlSeconds: env.ACCESS_TOKEN_TTL,
       refreshTtlSeconds: env.REFRESH_TOKEN_TTL,
     },
-    adminEmails: new Set(env.ADMIN_EMAILS.map((email) => email.toLowerCase())),
+    adminEmails: new Set(env.ADMIN_EMAILS.map(canonicalEmail)),
     bcryptCost: env.BCRYPT_COST,
     rateLimit: { max: env.RATE_LIMIT_MAX, windowMs: env.RATE_LIMIT_WINDOW_MS },
     loginThrottle: {

@@ -4,6 +4,7 @@
  */
 import { isDuplicateKeyError } from '../lib/mongo-errors';
 import type { Logger } from '../lib/logger';
+import { canonicalEmail } from '../schemas/user';
 import { UserModel } from './user.model';
 
 /**
@@ -42,4 +43,45 @@ export async function backfillUsernameKeys(logger: Logger): Promise<void> {
     });
   }
   if (fixed > 0) logger.info('users: case-insensitive username keys added to older accounts', { count: fixed });
+}
+
+/**
+ * Writes every stored address in the one form the forms now give (schemas/user.ts canonicalEmail): an
+ * address stored with a Unicode domain, or decomposed, would no longer match what its owner types to sign
+ * in. Reads every account's address (and nothing else of it) once per start: only those beyond ASCII can
+ * differ, but the offline stand-in cannot run a `$regex` on the email's unique index. Two accounts that
+ * turn out to be one mailbox cannot both have it: the later keeps its address as stored, and is logged for
+ * an operator. A failure is logged and start-up goes on: the next start tries again.
+ */
+const ASCII_ONLY = /^[ -~]*$/;
+
+export async function backfillEmailForms(logger: Logger): Promise<void> {
+  let fixed = 0;
+  try {
+    const accounts = UserModel.find({}, { _id: 1, email: 1 }).lean().cursor({ batchSize: 1000 });
+    for await (const user of accounts) {
+      // an address of printable ASCII alone is in its one form already, but for case (always stored lower)
+      if (ASCII_ONLY.test(user.email)) continue;
+      const canonical = canonicalEmail(user.email);
+      if (canonical === user.email) continue;
+      try {
+        const { modifiedCount } = await UserModel.updateOne(
+          { _id: user._id, email: user.email },
+          { $set: { email: canonical } },
+          { timestamps: false },
+        );
+        fixed += modifiedCount;
+      } catch (error) {
+        if (!isDuplicateKeyError(error)) throw error;
+        logger.warn('users: two accounts have one mailbox, written two ways; delete or change one of them', {
+          userId: String(user._id),
+        });
+      }
+    }
+  } catch (error) {
+    logger.error('users: could not write stored email addresses in their one form; the next start tries again', {
+      error: error instanceof Error ? error.message : String(error),
+    });
+  }
+  if (fixed > 0) logger.info('users: stored email addresses written in their one form', { count: fixed });
 }

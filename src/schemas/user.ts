@@ -2,6 +2,7 @@
  * A user's fields, said once: roles, social networks and bounds (read by the model), the User and
  * PublicUser views the API shows, and the profile update's fields with their rules.
  */
+import { domainToASCII } from 'node:url';
 import { Type, type Static, type TOptional, type TSchema, type TString } from '@sinclair/typebox';
 import type { ParamSchema, Schema } from 'express-validator';
 import {
@@ -117,14 +118,34 @@ export const UserPageSchema = pageOf('users', componentRef('User', UserSchema));
 /** bcrypt reads at most 72 bytes; longer passwords are refused instead of silently truncated. */
 export const PASSWORD_LIMITS = { min: 8, maxBytes: 72 } as const;
 
+/**
+ * An address in the one form an account is stored and found by, so that one mailbox is one account: lower-
+ * cased, in Unicode's composed form (an "ü" typed as "u" and a combining mark is the "ü" typed as one), its
+ * domain in its ASCII form, as mail travels (`exämple.com` is `xn--exmple-cua.com`).
+ */
+export function canonicalEmail(email: string): string {
+  const at = email.lastIndexOf('@');
+  if (at < 0) return email.normalize('NFC').toLowerCase();
+  const local = email.slice(0, at).normalize('NFC').toLowerCase();
+  const domain = email
+    .slice(at + 1)
+    .normalize('NFC')
+    .toLowerCase();
+  return `${local}@${domainToASCII(domain) || domain}`;
+}
+
 export const emailField = textField(
   'Email',
-  { format: 'email', maxLength: USER_LIMITS.email, description: 'Stored lower-cased' },
+  {
+    format: 'email',
+    maxLength: USER_LIMITS.email,
+    description: 'Stored lower-cased, in Unicode composed form, its domain in ASCII (xn--) form',
+  },
   {
     bail: true,
     then: {
       isEmail: { errorMessage: 'Email must be a valid email address', bail: true },
-      toLowerCase: true,
+      customSanitizer: { options: (value: string) => canonicalEmail(value) },
     },
   },
 );
