@@ -1748,7 +1748,7 @@ export interface operations {
                 "application/json": {
                     /**
                      * Format: email
-                     * @description Stored lower-cased, in Unicode composed form, its domain in ASCII (xn--) form
+                     * @description Stored lower-cased, in Unicode composed form
                      */
                     email: string;
                     /** @description 8 characters to 72 UTF-8 bytes (bcrypt reads no more); write-only */
@@ -1839,7 +1839,7 @@ export interface operations {
                 "application/json": {
                     /**
                      * Format: email
-                     * @description Stored lower-cased, in Unicode composed form, its domain in ASCII (xn--) form
+                     * @description Stored lower-cased, in Unicode composed form
                      */
                     email: string;
                     /** @description 8 characters to 72 UTF-8 bytes (bcrypt reads no more); write-only */
@@ -2133,7 +2133,7 @@ export interface operations {
                 "application/json": {
                     /**
                      * Format: email
-                     * @description Stored lower-cased, in Unicode composed form, its domain in ASCII (xn--) form
+                     * @description Stored lower-cased, in Unicode composed form
                      */
                     email: string;
                 };
@@ -2475,7 +2475,7 @@ export interface operations {
                     username?: string;
                     /**
                      * Format: email
-                     * @description Stored lower-cased, in Unicode composed form, its domain in ASCII (xn--) form
+                     * @description Stored lower-cased, in Unicode composed form
                      */
                     email?: string;
                     /** @description 8 characters to 72 UTF-8 bytes (bcrypt reads no more); write-only; ends the user's other sessions */

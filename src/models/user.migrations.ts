@@ -4,7 +4,7 @@
  */
 import { isDuplicateKeyError } from '../lib/mongo-errors';
 import type { Logger } from '../lib/logger';
-import { canonicalEmail } from '../schemas/user';
+import { USER_LIMITS, canonicalEmail } from '../schemas/user';
 import { UserModel } from './user.model';
 
 /**
@@ -47,11 +47,12 @@ export async function backfillUsernameKeys(logger: Logger): Promise<void> {
 
 /**
  * Writes every stored address in the one form the forms now give (schemas/user.ts canonicalEmail): an
- * address stored with a Unicode domain, or decomposed, would no longer match what its owner types to sign
- * in. Reads every account's address (and nothing else of it) once per start: only those beyond ASCII can
- * differ, but the offline stand-in cannot run a `$regex` on the email's unique index. Two accounts that
- * turn out to be one mailbox cannot both have it: the later keeps its address as stored, and is logged for
- * an operator. A failure is logged and start-up goes on: the next start tries again.
+ * address stored decomposed would no longer match what its owner types to sign in. Reads every account's
+ * address (and nothing else of it) once per start: only those beyond ASCII can differ, but the offline
+ * stand-in cannot run a `$regex` on the email's unique index. Two accounts that turn out to be one mailbox
+ * cannot both have it: the later keeps its address as stored, and is logged for an operator, as is one
+ * whose composed form would be over the length an address may have. A failure is logged and start-up goes
+ * on: the next start tries again.
  */
 const ASCII_ONLY = /^[ -~]*$/;
 
@@ -60,10 +61,16 @@ export async function backfillEmailForms(logger: Logger): Promise<void> {
   try {
     const accounts = UserModel.find({}, { _id: 1, email: 1 }).lean().cursor({ batchSize: 1000 });
     for await (const user of accounts) {
-      // an address of printable ASCII alone is in its one form already, but for case (always stored lower)
+      // printable ASCII alone is composed already, and stored lower-cased
       if (ASCII_ONLY.test(user.email)) continue;
       const canonical = canonicalEmail(user.email);
       if (canonical === user.email) continue;
+      if (canonical.length > USER_LIMITS.email) {
+        logger.warn('users: an address stored decomposed is too long composed; left as stored', {
+          userId: String(user._id),
+        });
+        continue;
+      }
       try {
         const { modifiedCount } = await UserModel.updateOne(
           { _id: user._id, email: user.email },

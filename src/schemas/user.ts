@@ -2,7 +2,6 @@
  * A user's fields, said once: roles, social networks and bounds (read by the model), the User and
  * PublicUser views the API shows, and the profile update's fields with their rules.
  */
-import { domainToASCII } from 'node:url';
 import { Type, type Static, type TOptional, type TSchema, type TString } from '@sinclair/typebox';
 import type { ParamSchema, Schema } from 'express-validator';
 import {
@@ -11,6 +10,7 @@ import {
   type Field,
   bodyOf,
   componentRef,
+  lengthMessage,
   optional,
   pageOf,
   stringEnum,
@@ -120,32 +120,24 @@ export const PASSWORD_LIMITS = { min: 8, maxBytes: 72 } as const;
 
 /**
  * An address in the one form an account is stored and found by, so that one mailbox is one account: lower-
- * cased, in Unicode's composed form (an "ü" typed as "u" and a combining mark is the "ü" typed as one), its
- * domain in its ASCII form, as mail travels (`exämple.com` is `xn--exmple-cua.com`).
+ * cased, in Unicode's composed form (an "ü" typed as "u" and a combining mark is the "ü" typed as one). A
+ * domain is kept as written: its ASCII (`xn--`) form can be longer than the 50 characters an address may
+ * have, and an account stored under either form must still sign in by it.
  */
-export function canonicalEmail(email: string): string {
-  const at = email.lastIndexOf('@');
-  if (at < 0) return email.normalize('NFC').toLowerCase();
-  const local = email.slice(0, at).normalize('NFC').toLowerCase();
-  const domain = email
-    .slice(at + 1)
-    .normalize('NFC')
-    .toLowerCase();
-  return `${local}@${domainToASCII(domain) || domain}`;
-}
+export const canonicalEmail = (email: string): string => email.normalize('NFC').toLowerCase();
+
+const EMAIL_LENGTH_MESSAGE = lengthMessage('Email', { maxLength: USER_LIMITS.email });
 
 export const emailField = textField(
   'Email',
-  {
-    format: 'email',
-    maxLength: USER_LIMITS.email,
-    description: 'Stored lower-cased, in Unicode composed form, its domain in ASCII (xn--) form',
-  },
+  { format: 'email', maxLength: USER_LIMITS.email, description: 'Stored lower-cased, in Unicode composed form' },
   {
     bail: true,
     then: {
       isEmail: { errorMessage: 'Email must be a valid email address', bail: true },
       customSanitizer: { options: (value: string) => canonicalEmail(value) },
+      // the bound holds for the form stored, which composing can (rarely) lengthen
+      custom: { options: (value: string) => value.length <= USER_LIMITS.email, errorMessage: EMAIL_LENGTH_MESSAGE },
     },
   },
 );
