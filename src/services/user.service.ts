@@ -4,7 +4,7 @@
  */
 import { randomBytes } from 'node:crypto';
 import bcrypt from 'bcrypt';
-import { AuthenticationError, NotFound, RequestValidationError } from '../errors/http-errors';
+import { NotFound, RequestValidationError } from '../errors/http-errors';
 import mongoose, { type Types } from 'mongoose';
 import {
   ACTIVE_ACCOUNT,
@@ -49,6 +49,13 @@ function usernameCandidate(base: string, attempt: number): string {
 }
 
 const CURRENT_PASSWORD_INCORRECT = 'Current password is incorrect';
+
+/** A password change that lost to another landing first (updateProfile saved nothing). */
+export class PasswordChangedMeanwhile extends Error {
+  constructor() {
+    super('The password was changed by another request meanwhile');
+  }
+}
 
 /** The refusal of a wrong `current_password` (a guess at the password, which the login throttle counts). */
 export const isWrongCurrentPassword = (error: unknown) =>
@@ -188,10 +195,7 @@ export function createUserService(options: {
         passwordBefore !== undefined &&
         (await UserModel.exists({ _id: user._id })) !== null
       ) {
-        throw new AuthenticationError(
-          'The password was changed from another session meanwhile, which ended this one; sign in again',
-          'access_token_invalid',
-        );
+        throw new PasswordChangedMeanwhile();
       }
       const field = duplicateUserField(error);
       if (field === 'email' || field === 'username') {

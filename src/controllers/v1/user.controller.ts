@@ -1,13 +1,14 @@
 /** /users: the signed-in user's own account, and account administration for admins. */
 import type { Request, Response } from 'express';
 import { matchedData } from 'express-validator';
+import { BadRequest } from '../../errors/http-errors';
 import { refuseCurrentPassword, sessionIdOf, signedInUser } from '../../lib/request-locals';
 import type { AccountEmailService } from '../../services/account-email.service';
 import type { AccountCleanup, AccountService } from '../../services/account.service';
 import { pageOf } from '../../services/pagination';
 import type { SessionService } from '../../services/session.service';
 import { profileUpdateOf } from '../../schemas/user';
-import { isWrongCurrentPassword, type UserService } from '../../services/user.service';
+import { isWrongCurrentPassword, PasswordChangedMeanwhile, type UserService } from '../../services/user.service';
 
 interface UserControllerDeps {
   users: UserService;
@@ -30,8 +31,13 @@ export function createUserController({ users, sessions, accounts, accountCleanup
       const update = profileUpdateOf(matched);
       const { passwordChanged, emailChanged } = await users
         .updateProfile(user, update, matched.current_password)
-        .catch((error: unknown) => {
+        .catch(async (error: unknown) => {
           if (isWrongCurrentPassword(error)) refuseCurrentPassword(res);
+          // Of two password changes at once, the first to land wins and ends every other session (the one of
+          // this request too, unless both came from it: a form sent twice); this one changed nothing.
+          if (error instanceof PasswordChangedMeanwhile) {
+            throw new BadRequest('The password was changed by another request meanwhile; nothing changed');
+          }
           throw error;
         });
       // A new password ends every other session; the one that changed it stays signed in.
