@@ -116,16 +116,21 @@ const COMPRESSION_THRESHOLD_BYTES = 1024;
 /** How long a browser may keep a preflight's answer instead of asking again before each call: 10 minutes. */
 const CORS_PREFLIGHT_MAX_AGE_SECONDS = 600;
 
+/** The files served with an extension whose 200 compression marks (text); the API's own paths have none. */
+const TEXT_FILE = /\.(?:json|xml|html|css|js|map|txt|svg)$/i;
+
 /**
  * What the compression middleware may compress, and so marks `Vary: Accept-Encoding`: text by its type. A 304
  * has no type (Express drops it) yet must repeat the Vary of the 200 it stands for (RFC 9110 §15.4.5), or a
- * cache refreshing its stored gzip copy from the 304 could serve it to a client that cannot read gzip. Every
- * 304 here stands for JSON, XML or a page's asset, but a banner's: an image, never compressed.
+ * cache refreshing its stored gzip copy from the 304 could serve it to a client that cannot read gzip. A 304
+ * of the API (JSON, the feeds' XML) or of a text file is marked; one of an image (a banner, the reference
+ * page's icons) is not, as its 200 is not.
  */
-const compressible: compression.CompressionFilter = (req, res) =>
-  res.statusCode === 304
-    ? !(req as express.Request).originalUrl.startsWith(LOCAL_BANNERS_URL_PATH)
-    : compression.filter(req, res);
+const compressible: compression.CompressionFilter = (req, res) => {
+  if (res.statusCode !== 304) return compression.filter(req, res);
+  const { path } = req as express.Request;
+  return !/\.[^/]*$/.test(path) || TEXT_FILE.test(path);
+};
 
 /** A readiness probe must answer before its prober gives up (Docker's HEALTHCHECK waits 5 s). */
 const READINESS_CHECK_TIMEOUT_MS = 2000;

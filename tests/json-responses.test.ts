@@ -66,6 +66,23 @@ describe('conditional GET', () => {
     expect(again.status).toBe(304);
     expect(again.text).toBeFalsy();
   });
+
+  it("repeats its 200's Vary: a stylesheet's varies on Accept-Encoding, an image's does not", async () => {
+    for (const [file, varies] of [
+      ['swagger-ui.css', true],
+      ['favicon-32x32.png', false],
+    ] as const) {
+      const path = `/api/v1/docs/assets/${file}`;
+      const first = await uncheckedApi().get(path).set('Accept-Encoding', 'gzip').expect(200);
+      const again = await uncheckedApi()
+        .get(path)
+        .set('Accept-Encoding', 'gzip')
+        .set('If-None-Match', first.headers.etag);
+      expect(again.status).toBe(304);
+      expect({ file, vary: again.headers.vary }).toEqual({ file, vary: first.headers.vary });
+      expect({ file, varies: /Accept-Encoding/.test(again.headers.vary ?? '') }).toEqual({ file, varies });
+    }
+  });
 });
 
 describe('security headers', () => {
