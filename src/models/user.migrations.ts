@@ -45,6 +45,9 @@ export async function backfillUsernameKeys(logger: Logger): Promise<void> {
   if (fixed > 0) logger.info('users: case-insensitive username keys added to older accounts', { count: fixed });
 }
 
+/** An address of printable ASCII alone: composed already, and stored lower-cased. */
+const ASCII_ONLY = /^[ -~]*$/;
+
 /**
  * Writes every stored address in the one form the forms now give (schemas/user.ts canonicalEmail): an
  * address stored decomposed would no longer match what its owner types to sign in. Reads every account's
@@ -54,14 +57,11 @@ export async function backfillUsernameKeys(logger: Logger): Promise<void> {
  * whose composed form would be over the length an address may have. A failure is logged and start-up goes
  * on: the next start tries again.
  */
-const ASCII_ONLY = /^[ -~]*$/;
-
 export async function backfillEmailForms(logger: Logger): Promise<void> {
   let fixed = 0;
   try {
     const accounts = UserModel.find({}, { _id: 1, email: 1 }).lean().cursor({ batchSize: 1000 });
     for await (const user of accounts) {
-      // printable ASCII alone is composed already, and stored lower-cased
       if (ASCII_ONLY.test(user.email)) continue;
       const canonical = canonicalEmail(user.email);
       if (canonical === user.email) continue;
