@@ -25,6 +25,7 @@ import {
   ref,
   respond,
   schemaRef,
+  throttled,
   withDatabaseResponses,
 } from './components';
 import type { ContractPart, JsonSchema, Operation, Paths } from './types';
@@ -106,12 +107,11 @@ const authPaths: Paths = {
           ),
           ...JSON_BODY_RESPONSES,
           ...COMMON_RESPONSES,
-          '429': respond(
+          '429': throttled(
             'The global rate limit, or too many failed logins: LOGIN_MAX_FAILURES_PER_ACCOUNT for this account (from any ' +
               'address) or LOGIN_MAX_FAILURES_PER_IP from this address, within LOGIN_FAILURE_WINDOW. Wait Retry-After ' +
               "seconds; a successful login or password reset clears the account's count, and no lock outlasts its window.",
-            json(schemaRef('RateLimited'), { error: LOGIN_THROTTLE_MESSAGE }),
-            { headers: { 'Retry-After': ref('headers', 'RetryAfter') } },
+            LOGIN_THROTTLE_MESSAGE,
           ),
         },
       },
@@ -156,11 +156,10 @@ const mailOff = respond(
   'Mail is off: production without SMTP_URL (ServiceUnavailable, no Retry-After: retrying will not help)',
   json(schemaRef('Error'), { code: 'ServiceUnavailable', message: MAIL_OFF_MESSAGE }),
 );
-const mailThrottled = respond(
+const mailThrottled = throttled(
   'The global rate limit, or the mail throttle: 3 requests per address, or 20 per client IP, within ' +
     'LOGIN_FAILURE_WINDOW, whether or not an account has the address. Wait Retry-After seconds.',
-  json(schemaRef('RateLimited'), { error: MAIL_THROTTLE_MESSAGE }),
-  { headers: { 'Retry-After': ref('headers', 'RetryAfter') } },
+  MAIL_THROTTLE_MESSAGE,
 );
 const tokenRefused = (label: string) =>
   respond(

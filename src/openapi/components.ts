@@ -83,6 +83,12 @@ export function respond(
   };
 }
 
+/** A 429 of a throttle besides the global limit: its `{error}` message, and Retry-After. */
+export const throttled = (description: string, error: string): ResponseObject =>
+  respond(description, json(schemaRef('RateLimited'), { error }), {
+    headers: { 'Retry-After': ref('headers', 'RetryAfter') },
+  });
+
 export const NOT_MODIFIED = respond('Unchanged since the ETag sent as If-None-Match; no body');
 
 /** A description ended by a full stop, before the next sentence ("Give it at most once."). */

@@ -10,6 +10,7 @@ import {
   ref,
   respond,
   schemaRef,
+  throttled,
   withDatabaseResponses,
 } from './components';
 import type { ContractPart, Paths } from './types';
@@ -47,12 +48,11 @@ const userPaths: Paths = {
         '404': ref('responses', 'NotFound'),
         ...JSON_BODY_RESPONSES,
         ...COMMON_RESPONSES,
-        '429': respond(
+        '429': throttled(
           'The global rate limit, or, on a request sending current_password, too many failed logins of this account: ' +
             'a wrong current_password counts as one, under LOGIN_MAX_FAILURES_PER_ACCOUNT within LOGIN_FAILURE_WINDOW. ' +
             'Wait Retry-After seconds.',
-          json(schemaRef('RateLimited'), { error: LOGIN_THROTTLE_MESSAGE }),
-          { headers: { 'Retry-After': ref('headers', 'RetryAfter') } },
+          LOGIN_THROTTLE_MESSAGE,
         ),
       },
     },
