@@ -133,7 +133,12 @@ export function createUserService(options: {
    * The current password, when sent, must be right; with REQUIRE_CURRENT_PASSWORD it must be sent to change
    * the password or the email (to another one). 400 on `current_password` otherwise, before anything changes.
    */
-  async function confirmCurrentPassword(user: UserDocument, update: ProfileUpdate, currentPassword?: string) {
+  async function confirmCurrentPassword(
+    user: UserDocument,
+    update: ProfileUpdate,
+    currentPassword: string | undefined,
+    storedPassword: string | undefined,
+  ) {
     if (currentPassword === undefined) {
       const sensitive = update.password !== undefined || (update.email !== undefined && update.email !== user.email);
       if (sensitive && options.requireCurrentPassword) {
@@ -144,8 +149,7 @@ export function createUserService(options: {
       }
       return;
     }
-    const stored = await UserModel.findById(user._id).select('+password');
-    if (!stored || !(await passwordMatches(stored, currentPassword))) {
+    if (storedPassword === undefined || !(await hashing(() => bcrypt.compare(currentPassword, storedPassword)))) {
       throw RequestValidationError.forField('current_password', CURRENT_PASSWORD_INCORRECT);
     }
   }
@@ -166,9 +170,11 @@ export function createUserService(options: {
     update: ProfileUpdate,
     currentPassword?: string,
   ): Promise<{ passwordChanged: boolean; emailChanged: boolean }> {
-    // read before the check: a change made meanwhile from another session is then seen when this one saves
-    const passwordBefore = update.password === undefined ? undefined : await storedPasswordOf(user._id);
-    await confirmCurrentPassword(user, update, currentPassword);
+    // read once, before the check: the current password is checked against it, and a new password is saved
+    // only over it, so that a change made meanwhile from another session is seen
+    const needsPassword = update.password !== undefined || currentPassword !== undefined;
+    const passwordBefore = needsPassword ? await storedPasswordOf(user._id) : undefined;
+    await confirmCurrentPassword(user, update, currentPassword, passwordBefore);
     const emailChanged = update.email !== undefined && update.email !== user.email;
     if (update.username !== undefined) user.username = update.username;
     if (emailChanged) {
@@ -192,6 +198,7 @@ export function createUserService(options: {
     } catch (error) {
       if (
         error instanceof mongoose.Error.DocumentNotFoundError &&
+        update.password !== undefined &&
         passwordBefore !== undefined &&
         (await UserModel.exists({ _id: user._id })) !== null
       ) {

@@ -31,7 +31,7 @@ export function createUserController({ users, sessions, accounts, accountCleanup
       const update = profileUpdateOf(matched);
       const { passwordChanged, emailChanged } = await users
         .updateProfile(user, update, matched.current_password)
-        .catch(async (error: unknown) => {
+        .catch((error: unknown) => {
           if (isWrongCurrentPassword(error)) refuseCurrentPassword(res);
           // Of two password changes at once, the first to land wins and ends every other session (the one of
           // this request too, unless both came from it: a form sent twice); this one changed nothing.
