@@ -55,7 +55,6 @@ async function main(): Promise<void> {
   const database = await startDatabase(config, logger);
   const metrics = startMetrics(config);
   await backfillUsernameKeys(logger);
-  await backfillEmailForms(logger);
   const redis = await startRedis(config, logger, metrics);
   const storage = startBannerStorage(config, logger);
   const lifecycle: Lifecycle = { shuttingDown: false };
@@ -66,6 +65,8 @@ async function main(): Promise<void> {
   // (another instance on the port) would have left failing on the database it released.
   // Reads work out a missing card on the spot meanwhile; an older blog is found by search once its terms are in.
   void backfillBlogText(logger);
+  // it reads every account's address: in the background, so that many accounts do not hold start-up
+  void backfillEmailForms(logger);
   const maintenanceTimer = scheduleMaintenance(config, logger, storage);
   const background = startBackgroundWork(config, logger, metrics);
   shutDownOnSignals({ config, logger, server, database, redis, maintenanceTimer, background, lifecycle });

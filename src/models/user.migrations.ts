@@ -1,6 +1,7 @@
 /**
  * Start-up migrations of the users collection: data an older release saved without what the schema
- * now relies on. Run by server.ts before the API serves; each is idempotent.
+ * now relies on. Run by server.ts, the username keys before the API serves and the email forms in the
+ * background after; each is idempotent.
  */
 import { isDuplicateKeyError } from '../lib/mongo-errors';
 import type { Logger } from '../lib/logger';
@@ -50,12 +51,12 @@ const ASCII_ONLY = /^[ -~]*$/;
 
 /**
  * Writes every stored address in the one form the forms now give (schemas/user.ts canonicalEmail): an
- * address stored decomposed would no longer match what its owner types to sign in. Reads every account's
- * address (and nothing else of it) once per start: only those beyond ASCII can differ, but the offline
- * stand-in cannot run a `$regex` on the email's unique index. Two accounts that turn out to be one mailbox
- * cannot both have it: the later keeps its address as stored, and is logged for an operator, as is one
- * whose composed form would be over the length an address may have. A failure is logged and start-up goes
- * on: the next start tries again.
+ * address stored decomposed would no longer match what its owner types to sign in (until the pass reaches
+ * it, only the stored spelling does). Reads every account's address (and nothing else of it) once per
+ * start: only those beyond ASCII can differ, but the offline stand-in cannot run a `$regex` on the email's
+ * unique index. Two accounts that turn out to be one mailbox cannot both have it: the later keeps its
+ * address as stored, and is logged for an operator, as is one whose composed form would be over the length
+ * an address may have. A failure is logged: the next start tries again.
  */
 export async function backfillEmailForms(logger: Logger): Promise<void> {
   let fixed = 0;
